@@ -1,0 +1,84 @@
+// The interface a workload module implements. See workloads/skeleton/ for
+// a commented starting point, docs/writing-a-module.md for the guide.
+//
+// Life of a run, and which thread calls what:
+//   1. DeclareOptions()  main thread, once, before parsing; binds option fields.
+//   2. Validate()        main thread, after all options are applied.
+//   3. Footprint()       main thread; the engine refuses a target without room.
+//   4. Prepare()         main thread, untimed: lay out files in ctx.run_dir().
+//   5. RunWorker()       once per worker thread, concurrently, behind a start
+//                        barrier; loops while ctx.KeepRunning().
+//   6. Files()           main thread after the workers joined: the layout
+//                        probe (FIEMAP) and cache control read these.
+//   7. Report()          main thread, last; the module's own JSON section.
+// The engine removes the run directory afterwards; a module never deletes
+// anything outside it and never writes outside it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "iomimic/options.h"
+#include "iomimic/recorder.h"
+
+namespace iomimic {
+
+// The engine's settings a module may read (all resolved, never changed mid-run).
+struct RunSettings {
+  int threads = 1;
+  uint64_t duration_ns = 0;  // 0: no time limit
+  uint64_t ops = 0;          // 0: no op limit (total work units over all threads)
+  uint64_t seed = 1;
+};
+
+class PrepareContext {
+ public:
+  virtual ~PrepareContext() = default;
+  virtual const std::string& run_dir() const = 0;
+  virtual const RunSettings& settings() const = 0;
+  // True once SIGINT/SIGTERM arrived: a long prepare should return early.
+  virtual bool StopRequested() const = 0;
+};
+
+class WorkerContext {
+ public:
+  virtual ~WorkerContext() = default;
+  virtual int thread_index() const = 0;
+  virtual const RunSettings& settings() const = 0;
+  virtual Recorder& recorder() = 0;
+  // Call once before each unit of work (a cycle, an update, a record).
+  // Returns false when the run must stop (duration, op count, signal, an
+  // error in another worker). Cheap: an atomic load in the common case.
+  virtual bool KeepRunning() = 0;
+  // For pacing-aware modules: the time this unit of work was meant to start
+  // (equals "now" without a rate).
+  virtual uint64_t IntendedStartNs() const = 0;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+
+  virtual void DeclareOptions(OptionSet& options) = 0;
+  // Cross-option checks. Return "" or a message naming the options.
+  virtual std::string Validate(const RunSettings&) { return {}; }
+  // Bytes the run will allocate at most on the target filesystem.
+  virtual uint64_t Footprint(const RunSettings& settings) const = 0;
+  // The op classes this module records; OpId is the index in this list.
+  virtual std::vector<std::string> OpNames() const = 0;
+  // What one KeepRunning() unit is called in the report (e.g. "cycles").
+  virtual std::string WorkUnit() const = 0;
+
+  virtual void Prepare(PrepareContext& ctx) = 0;
+  virtual void RunWorker(WorkerContext& ctx) = 0;
+
+  // Files whose layout and cache state the report describes.
+  virtual std::vector<std::string> Files() const { return {}; }
+  virtual nlohmann::json Report() const { return nlohmann::json::object(); }
+};
+
+}  // namespace iomimic

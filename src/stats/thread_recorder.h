@@ -1,0 +1,69 @@
+// The engine's implementation of iomimic::Recorder: per worker thread, per
+// op, a latency Histogram and counters. Lock free because nothing is
+// shared: only the owning thread writes, and the engine reads after join.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "iomimic/recorder.h"
+#include "stats/histogram.h"
+
+namespace iomimic::stats {
+
+struct OpStats {
+  uint64_t count = 0;   // successful ops
+  uint64_t errors = 0;  // failed ops
+  uint64_t bytes = 0;   // bytes of successful ops
+  Histogram latency;    // service time of successful ops
+  // Latency from the intended start; allocated on the first RecordPaced().
+  std::unique_ptr<Histogram> intended;
+
+  void Add(const OpStats& other);
+  void Reset();
+};
+
+class ThreadRecorder final : public Recorder {
+ public:
+  explicit ThreadRecorder(size_t op_count);
+
+  void Record(OpId op, uint64_t start_ns, uint64_t end_ns, uint64_t bytes) override;
+  void RecordError(OpId op, uint64_t start_ns, uint64_t end_ns) override;
+  void RecordPaced(OpId op, uint64_t intended_ns, uint64_t start_ns, uint64_t end_ns,
+                   uint64_t bytes) override;
+
+  // Forget everything (end of warmup). Only the owning thread may call it.
+  void Reset();
+
+  const std::vector<OpStats>& ops() const { return ops_; }
+
+ private:
+  std::vector<OpStats> ops_;
+};
+
+// What the report shows of one op, merged over threads.
+struct LatencySummary {
+  uint64_t min = 0, p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0;
+  double mean = 0;
+};
+LatencySummary Summarize(const Histogram& h);
+
+struct OpSummary {
+  std::string name;
+  uint64_t count = 0, errors = 0, bytes = 0;
+  LatencySummary latency;
+  bool paced = false;
+  LatencySummary intended;  // valid when paced
+};
+
+// Merges the threads' stats op by op; names[i] is op i.
+std::vector<OpSummary> MergeThreads(const std::vector<const ThreadRecorder*>& threads,
+                                    const std::vector<std::string>& names);
+
+// Mean cost of NowNs() in ns, and which clock backs it ("tsc" or "clock_gettime").
+double ClockReadCostNs();
+const char* ClockSource();
+
+}  // namespace iomimic::stats

@@ -43,6 +43,8 @@ struct Registrar {
 
 }  // namespace iomimic
 
-#define IOMIMIC_REGISTER_WORKLOAD(Class, name, summary)                              \
-  static ::iomimic::Registrar iomimic_registrar_##Class(                             \
+#define IOMIMIC_CONCAT_INNER_(a, b) a##b
+#define IOMIMIC_CONCAT_(a, b) IOMIMIC_CONCAT_INNER_(a, b)
+#define IOMIMIC_REGISTER_WORKLOAD(Class, name, summary)                          \
+  static ::iomimic::Registrar IOMIMIC_CONCAT_(iomimic_registrar_, __COUNTER__)(  \
       name, summary, [] { return std::unique_ptr<::iomimic::Workload>(new Class()); })

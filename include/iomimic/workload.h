@@ -72,6 +72,10 @@ class Workload {
   virtual std::vector<std::string> OpNames() const = 0;
   // What one KeepRunning() unit is called in the report (e.g. "cycles").
   virtual std::string WorkUnit() const = 0;
+  // The ops whose bytes are what the application read / wrote: the
+  // denominators of throughput and of device bytes per application byte.
+  virtual std::vector<std::string> AppReadOps() const { return {}; }
+  virtual std::vector<std::string> AppWriteOps() const { return {}; }
 
   virtual void Prepare(PrepareContext& ctx) = 0;
   virtual void RunWorker(WorkerContext& ctx) = 0;

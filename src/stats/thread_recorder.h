@@ -37,10 +37,27 @@ class ThreadRecorder final : public Recorder {
   // Forget everything (end of warmup). Only the owning thread may call it.
   void Reset();
 
-  const std::vector<OpStats>& ops() const { return ops_; }
+  // Hands over pending latencies first, so like Record() it belongs to the
+  // owning thread until that thread is joined.
+  const std::vector<OpStats>& ops() const {
+    Flush();
+    return ops_;
+  }
 
  private:
-  std::vector<OpStats> ops_;
+  // Successful latencies wait here and reach the histograms kBatch at a
+  // time (see Record() for why); ops() flushes them first.
+  struct Pending {
+    OpId op;
+    uint64_t ns;
+  };
+  static constexpr size_t kBatch = 64;
+
+  void Flush() const;
+
+  mutable std::vector<OpStats> ops_;
+  mutable Pending pending_[kBatch] = {};
+  mutable size_t pending_count_ = 0;
 };
 
 // What the report shows of one op, merged over threads.

@@ -1,0 +1,54 @@
+#include "cli/cli.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "iomimic/status.h"
+
+namespace iomimic::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: iomimic list                          the workload modules\n"
+    "       iomimic describe MODULE               a module's story and options\n"
+    "       iomimic run [MODULE|PROFILE.ini] [options]\n"
+    "                                             run a workload (none: the default one)\n"
+    "       iomimic run --help                    the engine's options\n"
+    "       iomimic --version\n";
+
+std::string JoinArgs(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) {
+    if (i) s += ' ';
+    s += argv[i];
+  }
+  return s;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+      std::fputs(kUsage, args.empty() ? stderr : stdout);
+      return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "--version") {
+      fmt::print("iomimic {}\n", IOMIMIC_VERSION);
+      return 0;
+    }
+    const std::string command = args[0];
+    args.erase(args.begin());
+    if (command == "list") return ListCommand();
+    if (command == "describe") return DescribeCommand(args);
+    if (command == "run") return RunCommand(args, JoinArgs(argc, argv));
+    throw UsageError(fmt::format("unknown command '{}'\n{}", command, kUsage));
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "iomimic: error: {}\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace iomimic::cli

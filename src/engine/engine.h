@@ -1,0 +1,58 @@
+// The engine owns a run: checks the target, creates the run directory,
+// runs the phases prepare -> warmup -> measure -> cleanup, enforces the stop
+// condition, catches workers' errors, and always returns a RunResult marked
+// complete, interrupted or failed.
+//
+// Threading: Run() is called on the main thread; it starts settings.threads
+// workers behind a start barrier and joins them before returning.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/run_result.h"
+#include "engine/stop_source.h"
+#include "iomimic/options.h"
+#include "iomimic/workload.h"
+
+namespace iomimic::engine {
+
+struct EngineConfig {
+  // Where the run directory is created. Default: $TMPDIR or /tmp.
+  std::string target;
+  // Worker threads. Default: 1. REQUIRES: 1..1024.
+  int64_t threads = 1;
+  // Measured phase length; 0 = until the op count or the module's work is done.
+  uint64_t duration_ns = 10ull * 1000 * 1000 * 1000;
+  // Total units of work to measure (over all threads); 0 = no limit.
+  int64_t ops = 0;
+  // Unmeasured time before the measured phase.
+  uint64_t warmup_ns = 0;
+  // Keep the run directory afterwards.
+  bool keep = false;
+  // Seed for the module's random choices.
+  int64_t seed = 1;
+  // Free space that must remain on the target after the run's footprint.
+  uint64_t min_free = 64ull << 20;
+  // Refuse a run whose footprint would not fit. Off only to reproduce a full
+  // filesystem on purpose (ENOSPC, SIGBUS on a store into a hole).
+  bool space_check = true;
+};
+
+// Binds the engine's options (no section: --threads, threads = ...).
+void DeclareEngineOptions(OptionSet& options, EngineConfig* config);
+
+class Engine {
+ public:
+  Engine(EngineConfig config, StopSource* stop) : config_(std::move(config)), stop_(stop) {}
+
+  // Throws UsageError before anything is written if the target is refused.
+  // Every failure after that is inside the returned result.
+  RunResult Run(const std::string& module_name, Workload& workload);
+
+ private:
+  EngineConfig config_;
+  StopSource* stop_;
+};
+
+}  // namespace iomimic::engine

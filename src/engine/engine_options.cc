@@ -1,0 +1,36 @@
+#include <cstdlib>
+
+#include "engine/engine.h"
+
+namespace iomimic::engine {
+
+void DeclareEngineOptions(OptionSet& options, EngineConfig* config) {
+  if (config->target.empty()) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    config->target = (tmpdir != nullptr && *tmpdir != '\0') ? tmpdir : "/tmp";
+  }
+  options.Text("target", &config->target,
+               "directory under which the run directory is created (on the filesystem under test)",
+               [](const std::string& v) -> std::string {
+                 return v.empty() ? "must not be empty" : "";
+               });
+  options.Integer("threads", &config->threads, "worker threads", 1, 1024);
+  options.Duration("duration", &config->duration_ns,
+                   "length of the measured phase; 0 = until --ops or the module's work is done", 0,
+                   365ull * 24 * 3600 * 1000000000);
+  options.Integer("ops", &config->ops,
+                  "units of work to measure over all threads (the module's unit: cycles, "
+                  "updates, records); 0 = no limit",
+                  0);
+  options.Duration("warmup", &config->warmup_ns, "unmeasured time before the measured phase", 0,
+                   24ull * 3600 * 1000000000);
+  options.Flag("keep", &config->keep, "keep the run directory and its files afterwards");
+  options.Integer("seed", &config->seed, "seed for the module's random choices", 0);
+  options.Size("min_free", &config->min_free,
+               "free space that must remain on the target after the run's estimated footprint");
+  options.Flag("space_check", &config->space_check,
+               "refuse a run whose footprint + min_free exceeds the free space; false only to "
+               "reproduce a full filesystem on purpose");
+}
+
+}  // namespace iomimic::engine

@@ -1,0 +1,24 @@
+// The run directory: the only place iomimic writes.
+//
+// Created fresh (mkdtemp) under the target; removed afterwards with
+// everything in it, and nothing else: removal never follows symbolic links
+// and never crosses into another filesystem mounted inside it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace iomimic::engine {
+
+// Refuses (UsageError, exit 2) a target that is missing, not a directory, a
+// block device, "/", read-only, or without room for footprint + min_free.
+// Returns the target's canonical path.
+std::string CheckTarget(const std::string& target, uint64_t footprint, uint64_t min_free);
+
+// Creates <target>/iomimic-<module>-XXXXXX. Throws SysError.
+std::string CreateRunDir(const std::string& target, const std::string& module);
+
+// Removes the run directory tree. Throws SysError on the first failure.
+void RemoveRunDir(const std::string& run_dir);
+
+}  // namespace iomimic::engine

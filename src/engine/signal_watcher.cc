@@ -1,0 +1,54 @@
+#include "engine/signal_watcher.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace iomimic::engine {
+namespace {
+
+// SIGUSR2 is ours: the destructor sends it to wake the watcher thread.
+sigset_t WatchedSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGUSR2);
+  return set;
+}
+
+}  // namespace
+
+SignalWatcher::SignalWatcher(StopSource* stop) : stop_(stop) {
+  sigset_t set = WatchedSignals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  thread_ = std::thread([this] { Loop(); });
+}
+
+SignalWatcher::~SignalWatcher() {
+  pthread_kill(thread_.native_handle(), SIGUSR2);
+  thread_.join();
+}
+
+void SignalWatcher::Loop() {
+  sigset_t set = WatchedSignals();
+  int count = 0;
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) continue;
+    if (sig == SIGUSR2) return;
+    if (++count == 1) {
+      static const char kMsg[] = "iomimic: signal received, stopping the run and cleaning up\n";
+      (void)!::write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
+      stop_->RequestStopBySignal(sig);
+    } else {
+      static const char kMsg[] = "iomimic: second signal, exiting now\n";
+      (void)!::write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
+      ::_exit(1);
+    }
+  }
+}
+
+}  // namespace iomimic::engine

@@ -1,0 +1,30 @@
+// SIGINT and SIGTERM stop a run cleanly.
+//
+// Construct it on the main thread before any other thread starts: it blocks
+// both signals for the whole process (threads inherit the mask) and a
+// dedicated thread takes them with sigwait(), so no work happens in a
+// signal handler. The first signal asks the run to stop (report written,
+// files removed, exit 1); a second one ends the process at once with exit
+// 1 (reports are renamed into place, so none is ever half-written).
+#pragma once
+
+#include <thread>
+
+#include "engine/stop_source.h"
+
+namespace iomimic::engine {
+
+class SignalWatcher {
+ public:
+  explicit SignalWatcher(StopSource* stop);
+  ~SignalWatcher();
+  SignalWatcher(const SignalWatcher&) = delete;
+  SignalWatcher& operator=(const SignalWatcher&) = delete;
+
+ private:
+  void Loop();
+  StopSource* stop_;
+  std::thread thread_;
+};
+
+}  // namespace iomimic::engine

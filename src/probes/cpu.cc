@@ -1,0 +1,102 @@
+// ReadCpuTimes and CpuDelta: the machine's CPU time split (/proc/stat) and
+// this process's own usage (getrusage) over a run.
+#include <sys/resource.h>
+
+#include <optional>
+
+#include "platform/sysfs.h"
+#include "probes/probes.h"
+
+namespace iomimic::probes {
+namespace {
+
+using nlohmann::json;
+
+double Seconds(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+// Saturates at 0: iowait is known to step backwards on NO_HZ kernels.
+uint64_t Sub(uint64_t after, uint64_t before) { return after >= before ? after - before : 0; }
+
+}  // namespace
+
+CpuTimes ReadCpuTimes() {
+  CpuTimes t;
+  const std::optional<std::string> text = platform::ReadFile("/proc/stat");
+  if (text) {
+    bool have_cpu = false;
+    size_t pos = 0;
+    while (pos < text->size()) {
+      size_t end = text->find('\n', pos);
+      if (end == std::string::npos) end = text->size();
+      const std::vector<std::string> w =
+          platform::SplitWords(std::string_view(*text).substr(pos, end - pos));
+      pos = end + 1;
+      if (w.empty()) continue;
+      // "cpu  user nice system idle iowait irq softirq steal guest guest_nice";
+      // guest time is already included in user, so it is not added again.
+      if (w[0] == "cpu" && w.size() >= 9) {
+        uint64_t v[8];
+        bool ok = true;
+        for (int i = 0; i < 8 && ok; ++i) {
+          const std::optional<uint64_t> n = platform::ParseUint(w[i + 1]);
+          ok = n.has_value();
+          v[i] = n.value_or(0);
+        }
+        if (ok) {
+          t.user = v[0], t.nice = v[1], t.system = v[2], t.idle = v[3];
+          t.iowait = v[4], t.irq = v[5], t.softirq = v[6], t.steal = v[7];
+          have_cpu = true;
+        }
+      } else if (w[0] == "procs_blocked" && w.size() >= 2) {
+        t.procs_blocked = platform::ParseUint(w[1]).value_or(0);
+      }
+    }
+    t.valid = have_cpu;
+  }
+  rusage ru {};
+  if (::getrusage(RUSAGE_SELF, &ru) == 0) {
+    t.process_user_s = Seconds(ru.ru_utime);
+    t.process_sys_s = Seconds(ru.ru_stime);
+    t.process_minflt = static_cast<uint64_t>(ru.ru_minflt);
+    t.process_majflt = static_cast<uint64_t>(ru.ru_majflt);
+  }
+  return t;
+}
+
+// Shares of the total jiffies that passed on all CPUs together. user_pct
+// counts niced user time too; other_pct is irq + softirq + steal, so the
+// five add up to 100. With no jiffies elapsed every share is null.
+json CpuDelta(const CpuTimes& before, const CpuTimes& after) {
+  json out = json::object();
+  const uint64_t user = Sub(after.user, before.user) + Sub(after.nice, before.nice);
+  const uint64_t system = Sub(after.system, before.system);
+  const uint64_t iowait = Sub(after.iowait, before.iowait);
+  const uint64_t idle = Sub(after.idle, before.idle);
+  const uint64_t other = Sub(after.irq, before.irq) + Sub(after.softirq, before.softirq) +
+                         Sub(after.steal, before.steal);
+  // The sum of the parts, not the difference of the sums, so that a
+  // counter stepping back cannot make the shares exceed 100 together.
+  const uint64_t total = user + system + iowait + idle + other;
+  const auto pct = [total](uint64_t part) -> json {
+    if (total == 0) return nullptr;
+    return 100.0 * static_cast<double>(part) / static_cast<double>(total);
+  };
+  const bool valid = before.valid && after.valid;
+  out["user_pct"] = valid ? pct(user) : json(nullptr);
+  out["system_pct"] = valid ? pct(system) : json(nullptr);
+  out["iowait_pct"] = valid ? pct(iowait) : json(nullptr);
+  out["idle_pct"] = valid ? pct(idle) : json(nullptr);
+  out["other_pct"] = valid ? pct(other) : json(nullptr);
+  out["procs_blocked_end"] = after.valid ? json(after.procs_blocked) : json(nullptr);
+  out["process"] = {
+      {"user_s", after.process_user_s - before.process_user_s},
+      {"sys_s", after.process_sys_s - before.process_sys_s},
+      {"minor_faults", Sub(after.process_minflt, before.process_minflt)},
+      {"major_faults", Sub(after.process_majflt, before.process_majflt)},
+  };
+  return out;
+}
+
+}  // namespace iomimic::probes

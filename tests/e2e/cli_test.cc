@@ -1,0 +1,170 @@
+// The command line contract: list, describe, and that bad input exits 2
+// with the option and the value named, writing nothing.
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <ostream>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "support/loop_fs.h"
+#include "support/run_binary.h"
+
+namespace iomimic::test {
+namespace {
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    char templ[] = "/tmp/iomimic-cli-test-XXXXXX";
+    path_ = ::mkdtemp(templ);
+  }
+  ~ScratchDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  const std::string& path() const { return path_; }
+  int Entries() const {
+    int n = 0;
+    DIR* d = ::opendir(path_.c_str());
+    while (dirent* e = ::readdir(d)) {
+      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") ++n;
+    }
+    ::closedir(d);
+    return n;
+  }
+
+ private:
+  std::string path_;
+};
+
+TEST(Cli, ListNamesEveryModuleFolder) {
+  auto r = RunIomimic({"list"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> folders;
+  const std::string root = std::string(IOMIMIC_SOURCE_DIR) + "/workloads";
+  DIR* d = ::opendir(root.c_str());
+  ASSERT_NE(d, nullptr);
+  while (dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    struct stat st {};
+    if (name[0] != '.' && ::stat((root + "/" + name + "/CMakeLists.txt").c_str(), &st) == 0) {
+      folders.insert(name);
+    }
+  }
+  ::closedir(d);
+  ASSERT_FALSE(folders.empty());
+  for (const auto& f : folders) {
+    EXPECT_NE(r.out.find(f + " "), std::string::npos) << f << " is not registered:\n" << r.out;
+  }
+}
+
+TEST(Cli, DescribeShowsOptionsWithDefaults) {
+  auto r = RunIomimic({"describe", "mmap_msync"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--mmap_msync.region_size"), std::string::npos);
+  EXPECT_NE(r.out.find("default: 4MiB"), std::string::npos);
+  EXPECT_NE(r.out.find("--threads"), std::string::npos);
+}
+
+TEST(Cli, UnknownModuleExits2) {
+  auto r = RunIomimic({"describe", "nosuch"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("nosuch"), std::string::npos);
+}
+
+struct BadInput {
+  std::vector<std::string> args;
+  std::string must_mention;
+};
+
+void PrintTo(const BadInput& b, std::ostream* os) {
+  for (const auto& a : b.args) *os << a << ' ';
+}
+
+class CliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, Exits2NamingTheOptionAndWritesNothing) {
+  ScratchDir dir;
+  std::vector<std::string> args = {"run"};
+  for (const auto& a : GetParam().args) args.push_back(a);
+  args.push_back("--target=" + dir.path());
+  auto r = RunIomimic(args);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(GetParam().must_mention), std::string::npos) << r.err;
+  EXPECT_EQ(dir.Entries(), 0) << "something was written";
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Options, CliBadInput,
+    ::testing::Values(
+        BadInput{{"mmap_msync", "--mmap_msync.region_size=4X"}, "mmap_msync.region_size"},
+        BadInput{{"mmap_msync", "--mmap_msync.region_size=4X"}, "'4X'"},
+        BadInput{{"mmap_msync", "--mmap_msync.region_size=6000"}, "page size"},
+        BadInput{{"mmap_msync", "--mmap_msync.prealloc=dd"}, "mmap_msync.prealloc"},
+        BadInput{{"mmap_msync", "--threads=0"}, "threads"},
+        BadInput{{"mmap_msync", "--threads=two"}, "'two'"},
+        BadInput{{"mmap_msync", "--duration=5parsecs"}, "duration"},
+        BadInput{{"mmap_msync", "--duration=-1s"}, "duration"},
+        BadInput{{"mmap_msync", "--no_such_option=1"}, "no_such_option"},
+        BadInput{{"mmap_msync", "--mmap_msync.no_such=1"}, "mmap_msync.no_such"},
+        BadInput{{"no_such_module"}, "no_such_module"},
+        BadInput{{"mmap_msync", "--format=xml"}, "format"},
+        BadInput{{"mmap_msync", "--threads=2", "--threads=3"}, "threads"},
+        BadInput{{"mmap_msync", "--threads=1024", "--mmap_msync.region_size=1GiB"}, "free"}));
+
+TEST(Cli, ProfileErrorsNameTheKey) {
+  ScratchDir dir;
+  const std::string profile = dir.path() + "/../iomimic-cli-dup.ini";
+  {
+    std::ofstream f(profile);
+    f << "module = mmap_msync\nthreads = 2\n[mmap_msync]\nregion_size = 1M\nregion_size = 2M\n";
+  }
+  auto r = RunIomimic({"run", profile, "--target=" + dir.path()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("region_size"), std::string::npos) << r.err;
+  {
+    std::ofstream f(profile);
+    f << "module = mmap_msync\n[mmap_msync]\nmsync = sometimes\n";
+  }
+  r = RunIomimic({"run", profile, "--target=" + dir.path()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("mmap_msync.msync"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sometimes"), std::string::npos) << r.err;
+  EXPECT_EQ(dir.Entries(), 0);
+  ::unlink(profile.c_str());
+}
+
+TEST(Cli, RefusedTargetsExit2) {
+  auto r = RunIomimic({"run", "mmap_msync", "--target=/nonexistent/dir"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/dir"), std::string::npos) << r.err;
+  r = RunIomimic({"run", "mmap_msync", "--target=/"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'/'"), std::string::npos) << r.err;
+  r = RunIomimic({"run", "mmap_msync", "--target=/dev/null"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("device"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BlockDeviceTargetRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root for a loop device";
+  auto fs = LoopFs::Create("ext4", 64ull << 20);
+  auto r = RunIomimic({"run", "mmap_msync", "--target=" + fs->device()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("device"), std::string::npos) << r.err;
+}
+
+TEST(Cli, ReadOnlyMountRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root for a loop device";
+  auto fs = LoopFs::Create("ext4", 64ull << 20, "", "ro");
+  auto r = RunIomimic({"run", "mmap_msync", "--target=" + fs->mount_point()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("read-only"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace iomimic::test

@@ -20,7 +20,7 @@ namespace iomimic {
 
 struct OptionSpec {
   std::string name;          // without section, e.g. "region_size"
-  std::string kind;          // size | duration | integer | enum | flag | text
+  std::string kind;          // size | duration | integer | number | enum | flag | text
   std::string help;
   std::string default_text;  // the value before any parsing, as text
   std::vector<std::string> choices;  // for enum
@@ -45,6 +45,10 @@ class OptionSet {
   void Integer(const std::string& name, int64_t* field, const std::string& help,
                int64_t min = std::numeric_limits<int64_t>::min(),
                int64_t max = std::numeric_limits<int64_t>::max());
+  // A decimal number ("2.5", "1e3").
+  void Number(const std::string& name, double* field, const std::string& help,
+              double min = -std::numeric_limits<double>::max(),
+              double max = std::numeric_limits<double>::max());
   // One of `choices`, exactly.
   void Enum(const std::string& name, std::string* field, const std::string& help,
             std::vector<std::string> choices);

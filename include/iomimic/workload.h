@@ -27,12 +27,28 @@
 
 namespace iomimic {
 
+// Counters of the block device behind a path, for a module's own
+// per-pass or per-phase evidence (the engine reports the whole measured
+// phase by itself). valid is false when no block device is behind the path.
+struct DeviceSample {
+  bool valid = false;
+  std::string device;  // sysfs name, e.g. "loop0"
+  uint64_t reads = 0, writes = 0;  // completed requests
+  uint64_t read_bytes = 0, write_bytes = 0;
+  uint64_t flushes = 0;
+};
+
 // The engine's settings a module may read (all resolved, never changed mid-run).
 struct RunSettings {
   int threads = 1;
   uint64_t duration_ns = 0;  // 0: no time limit
   uint64_t ops = 0;          // 0: no op limit (total work units over all threads)
   uint64_t seed = 1;
+  // Open-loop pacing: units of work per second per thread (0 = as fast as
+  // possible). When set, KeepRunning() waits for each unit's intended start
+  // and IntendedStartNs() returns it; a module records its unit with
+  // Recorder::RecordPaced() so latency counts from the intended start.
+  double rate_per_thread = 0;
 };
 
 class PrepareContext {
@@ -42,6 +58,8 @@ class PrepareContext {
   virtual const RunSettings& settings() const = 0;
   // True once SIGINT/SIGTERM arrived: a long prepare should return early.
   virtual bool StopRequested() const = 0;
+  // The device behind `path` (a file or directory), read now.
+  virtual DeviceSample SampleDevice(const std::string& path) const = 0;
 };
 
 class WorkerContext {
@@ -54,9 +72,13 @@ class WorkerContext {
   // Returns false when the run must stop (duration, op count, signal, an
   // error in another worker). Cheap: an atomic load in the common case.
   virtual bool KeepRunning() = 0;
-  // For pacing-aware modules: the time this unit of work was meant to start
-  // (equals "now" without a rate).
+  // The time this unit of work was meant to start: with a rate, the slot on
+  // the schedule (earlier than now when the run is behind); without, the
+  // time KeepRunning() returned.
   virtual uint64_t IntendedStartNs() const = 0;
+  // The device behind `path` (a file or directory), read now. Costs a few
+  // microseconds (a sysfs read): call it per pass or per phase, not per op.
+  virtual DeviceSample SampleDevice(const std::string& path) const = 0;
 };
 
 class Workload {
@@ -70,6 +92,10 @@ class Workload {
   virtual uint64_t Footprint(const RunSettings& settings) const = 0;
   // The op classes this module records; OpId is the index in this list.
   virtual std::vector<std::string> OpNames() const = 0;
+  // True when RunWorker() ends by itself once its work is done (a number of
+  // passes, a tree built): then the run has no default time limit and ends
+  // with the work, unless the user gives --duration or --ops.
+  virtual bool RunsToCompletion() const { return false; }
   // What one KeepRunning() unit is called in the report (e.g. "cycles").
   virtual std::string WorkUnit() const = 0;
   // The ops whose bytes are what the application read / wrote: the

@@ -182,6 +182,10 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
     module_options.Apply(key.substr(dot + 1), text);
   }
 
+  // A module whose work has an end (passes, a build) runs to it unless the
+  // user bounded the run.
+  if (workload.RunsToCompletion() && !vm.count("duration")) engine_config.duration_ns = 0;
+
   engine::StopSource stop;
   engine::SignalWatcher signals(&stop);
   engine::Engine engine(engine_config, &stop);

@@ -1,5 +1,8 @@
 #include "engine/engine.h"
 
+#include <time.h>
+
+#include <algorithm>
 #include <latch>
 #include <mutex>
 #include <thread>
@@ -74,15 +77,34 @@ RunError ErrorFrom(const std::exception_ptr& ep, const std::string& phase,
   return e;
 }
 
+DeviceSample Sample(const std::string& path) {
+  DeviceSample s;
+  s.device = probes::BlockDeviceOf(path);
+  if (s.device.empty()) return s;
+  const probes::DiskCounters c = probes::ReadDiskCounters(s.device);
+  if (!c.valid) return s;
+  s.valid = true;
+  s.reads = c.reads;
+  s.writes = c.writes;
+  s.read_bytes = c.read_sectors * 512;
+  s.write_bytes = c.write_sectors * 512;
+  s.flushes = c.flushes;
+  return s;
+}
+
 class Worker final : public WorkerContext {
  public:
   Worker(Shared* shared, int index, size_t op_count)
-      : shared_(shared), index_(index), recorder_(op_count) {}
+      : shared_(shared), index_(index), recorder_(op_count) {
+    const double rate = shared->settings.rate_per_thread;
+    period_ns_ = rate > 0 ? static_cast<uint64_t>(1e9 / rate) : 0;
+  }
 
   int thread_index() const override { return index_; }
   const RunSettings& settings() const override { return shared_->settings; }
   Recorder& recorder() override { return recorder_; }
   uint64_t IntendedStartNs() const override { return unit_start_ns_; }
+  DeviceSample SampleDevice(const std::string& path) const override { return Sample(path); }
 
   bool KeepRunning() override {
     if (shared_->stop->stop_requested()) return false;
@@ -100,8 +122,13 @@ class Worker final : public WorkerContext {
       }
     }
     ++units_;
-    unit_start_ns_ = NowNs();
-    return true;
+    if (period_ns_ == 0) {
+      unit_start_ns_ = NowNs();
+      return true;
+    }
+    if (WaitForSlot()) return true;
+    --units_;  // stopped while waiting: this unit never started
+    return false;
   }
 
   void Run(Workload& workload, std::latch& start) {
@@ -124,6 +151,25 @@ class Worker final : public WorkerContext {
     shared_->stop->Notify();
   }
 
+  // Open loop: unit k is due at first + k * period whatever happened
+  // before, so a stall shows up as latency of the units behind it
+  // (coordinated omission) instead of silently lowering the rate.
+  bool WaitForSlot() {
+    const uint64_t now = NowNs();
+    if (next_due_ns_ == 0) next_due_ns_ = now;
+    unit_start_ns_ = next_due_ns_;
+    next_due_ns_ += period_ns_;
+    for (uint64_t t = now; t < unit_start_ns_; t = NowNs()) {
+      // Sleep in slices so a stop is seen within 50 ms.
+      const uint64_t wait = std::min<uint64_t>(unit_start_ns_ - t, 50'000'000);
+      const timespec ts{static_cast<time_t>(wait / 1'000'000'000),
+                        static_cast<long>(wait % 1'000'000'000)};
+      ::nanosleep(&ts, nullptr);
+      if (shared_->stop->stop_requested()) return false;
+    }
+    return true;
+  }
+
   const stats::ThreadRecorder& stats() const { return recorder_; }
   uint64_t units() const { return units_; }
   uint64_t finish_ns() const { return finish_ns_; }
@@ -136,6 +182,8 @@ class Worker final : public WorkerContext {
   uint64_t units_ = 0;
   uint64_t unit_start_ns_ = 0;
   uint64_t finish_ns_ = 0;
+  uint64_t period_ns_ = 0;    // 0: unpaced
+  uint64_t next_due_ns_ = 0;  // the next unit's intended start
 };
 
 class Prep final : public PrepareContext {
@@ -144,6 +192,7 @@ class Prep final : public PrepareContext {
   const std::string& run_dir() const override { return shared_->run_dir; }
   const RunSettings& settings() const override { return shared_->settings; }
   bool StopRequested() const override { return shared_->stop->stop_requested(); }
+  DeviceSample SampleDevice(const std::string& path) const override { return Sample(path); }
 
  private:
   Shared* shared_;
@@ -176,6 +225,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   shared.settings.duration_ns = config_.duration_ns;
   shared.settings.ops = static_cast<uint64_t>(config_.ops);
   shared.settings.seed = static_cast<uint64_t>(config_.seed);
+  shared.settings.rate_per_thread = config_.rate;
 
   if (std::string why = workload.Validate(shared.settings); !why.empty()) throw UsageError(why);
   const std::string target =

@@ -28,6 +28,8 @@ struct EngineConfig {
   int64_t ops = 0;
   // Unmeasured time before the measured phase.
   uint64_t warmup_ns = 0;
+  // Units of work per second per thread, open loop; 0 = unthrottled.
+  double rate = 0;
   // Keep the run directory afterwards.
   bool keep = false;
   // Seed for the module's random choices.

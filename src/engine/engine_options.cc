@@ -24,6 +24,10 @@ void DeclareEngineOptions(OptionSet& options, EngineConfig* config) {
                   0);
   options.Duration("warmup", &config->warmup_ns, "unmeasured time before the measured phase", 0,
                    24ull * 3600 * 1000000000);
+  options.Number("rate", &config->rate,
+                 "units of work per second per thread, open loop (latency counted from each "
+                 "unit's intended start); 0 = as fast as possible",
+                 0, 1e9);
   options.Flag("keep", &config->keep, "keep the run directory and its files afterwards");
   options.Integer("seed", &config->seed, "seed for the module's random choices", 0);
   options.Size("min_free", &config->min_free,

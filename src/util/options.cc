@@ -1,6 +1,9 @@
 #include "iomimic/options.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -79,6 +82,25 @@ void OptionSet::Integer(const std::string& name, int64_t* field, const std::stri
     return {};
   };
   spec.current = [field] { return std::to_string(*field); };
+  specs_.push_back(std::move(spec));
+}
+
+void OptionSet::Number(const std::string& name, double* field, const std::string& help,
+                       double min, double max) {
+  OptionSpec spec{name, "number", help, fmt::format("{}", *field), {}, nullptr, nullptr};
+  spec.apply = [field, min, max](const std::string& text) -> std::string {
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end == text.c_str() || *end != '\0' || errno == ERANGE ||
+        !std::isfinite(v)) {
+      return "not a number";
+    }
+    if (v < min || v > max) return fmt::format("must be between {} and {}", min, max);
+    *field = v;
+    return {};
+  };
+  spec.current = [field] { return fmt::format("{}", *field); };
   specs_.push_back(std::move(spec));
 }
 

@@ -130,7 +130,7 @@ TEST_P(LoopFsTest, CreateMountsAndDestroyLeavesNothingBehind) {
   ExpectNothingLeft(r);
 }
 
-INSTANTIATE_TEST_SUITE_P(Filesystems, LoopFsTest, ::testing::Values("ext4", "xfs", "btrfs"),
+INSTANTIATE_TEST_SUITE_P(LoopFs, LoopFsTest, ::testing::Values("ext4", "xfs", "btrfs"),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 TEST(LoopFsLifecycleTest, BusyMountIsDetachedLazilyAndReleasedOnLastClose) {
@@ -212,8 +212,8 @@ TEST(LoopFsSupportTest, RunCommandCapturesBothStreamsAndTheExitCode) {
 TEST(LoopFsSupportTest, LargeOutputOnBothStreamsDoesNotDeadlock) {
   // Far more than a pipe buffer (64 KiB) on each stream, written alternately.
   const RunResult r = RunCommand(
-      {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do head -c 1000 /dev/zero; "
-                   "head -c 1000 /dev/zero >&2; i=$((i+1)); done"});
+      {"sh", "-c", "i=0; while [ $i -lt 20 ]; do head -c 100000 /dev/zero; "
+                   "head -c 100000 /dev/zero >&2; i=$((i+1)); done"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out.size(), 2000000u);
   EXPECT_EQ(r.err.size(), 2000000u);

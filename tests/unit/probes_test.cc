@@ -466,7 +466,7 @@ TEST_P(ProbeOnFsTest, ColdReadShowsInDeviceReadBytes) {
   EXPECT_GE(d.at("device_bytes_per_app_byte").at("read").get<double>(), 1.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Filesystems, ProbeOnFsTest, ::testing::Values("ext4", "xfs", "btrfs"),
+INSTANTIATE_TEST_SUITE_P(ProbeFs, ProbeOnFsTest, ::testing::Values("ext4", "xfs", "btrfs"),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 TEST(ProbePartitionTest, PartitionResolvesToItsWholeDisk) {

@@ -119,6 +119,7 @@ class MmapMsync final : public Workload {
     const size_t len = c_.region_size;
     const int msync_flags = c_.msync == "sync" ? MS_SYNC : MS_ASYNC;
     const bool do_msync = c_.msync != "none";
+    const bool paced = ctx.settings().rate_per_thread > 0;
     uint64_t state = ctx.settings().seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(t) + 1;
     uint64_t cycle = 0;
     int64_t k = 0;
@@ -145,7 +146,11 @@ class MmapMsync final : public Workload {
         throw;
       }
       Timed(rec, kMunmap, 0, [&] { CheckSys(::munmap(map, len), "munmap", path_); });
-      rec.Record(kCycle, cycle_start, NowNs(), len);
+      if (paced) {
+        rec.RecordPaced(kCycle, ctx.IntendedStartNs(), cycle_start, NowNs(), len);
+      } else {
+        rec.Record(kCycle, cycle_start, NowNs(), len);
+      }
       bytes_synced_.fetch_add(do_msync ? len : 0, std::memory_order_relaxed);
       k = (k + 1) % c_.regions_per_thread;
     }

@@ -77,7 +77,8 @@ bool KernelKnowsFs(const std::string& fs_type) {
     if (Trim(tab == std::string::npos ? line : line.substr(tab + 1)) == fs_type) return true;
   }
   utsname u {};
-  return ::uname(&u) == 0 && ::access(("/lib/modules/" + std::string(u.release)).c_str(), F_OK) == 0;
+  if (::uname(&u) != 0) return true;
+  return ::access(("/lib/modules/" + std::string(u.release)).c_str(), F_OK) == 0;
 }
 
 // A DOS partition table with one Linux partition from sector 2048 (1 MiB,

@@ -144,7 +144,9 @@ TEST(LoopFsLifecycleTest, BusyMountIsDetachedLazilyAndReleasedOnLastClose) {
   EXPECT_FALSE(IsMounted(r.mount_point));
   ::close(fd);
   // The last close releases the filesystem, then the autoclear loop device.
-  for (int i = 0; i < 100 && BoundTo(r.device_name, r.image); ++i) std::this_thread::sleep_for(20ms);
+  for (int i = 0; i < 100 && BoundTo(r.device_name, r.image); ++i) {
+    std::this_thread::sleep_for(20ms);
+  }
   ExpectNothingLeft(r);
 }
 

@@ -212,6 +212,20 @@ Snapshot TakeSnapshot(const std::string& device) {
   return s;
 }
 
+// A run over 100,000 files must not write a 20 MB report: the summary
+// covers every file, the per-file list the first kMaxListedFiles.
+constexpr size_t kMaxListedFiles = 1000;
+void LimitListedFiles(nlohmann::json* layout) {
+  if (!layout->is_object() || !layout->contains("files")) return;
+  auto& files = (*layout)["files"];
+  const size_t total = files.size();
+  if (total > kMaxListedFiles) {
+    files.erase(files.begin() + kMaxListedFiles, files.end());
+  }
+  (*layout)["files_listed"] = files.size();
+  (*layout)["files_omitted"] = total - files.size();
+}
+
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
@@ -317,6 +331,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   // --- evidence that needs the files, then cleanup ---
   try {
     result.layout = probes::FileLayout(workload.Files(), shared.run_dir);
+    LimitListedFiles(&result.layout);
     result.module_report = workload.Report();
   } catch (...) {
     shared.Fail(ErrorFrom(std::current_exception(), "report", shared.run_dir, result.work_units));

@@ -38,6 +38,19 @@ struct DeviceSample {
   uint64_t flushes = 0;
 };
 
+// A directory besides --target that a module uses, named by its options
+// (build_tree's object tree on another filesystem, or a user's source tree).
+struct ExtraTarget {
+  std::string option;  // the option that named it, for messages
+  std::string path;
+  // true: the module writes there. The engine checks it like --target,
+  // creates a run directory inside it and removes it afterwards.
+  // false: read only; the engine only checks it exists. Never written.
+  bool writes = false;
+  // Bytes the module may allocate there (checked against its free space).
+  uint64_t footprint = 0;
+};
+
 // The engine's settings a module may read (all resolved, never changed mid-run).
 struct RunSettings {
   int threads = 1;
@@ -56,6 +69,9 @@ class PrepareContext {
   virtual ~PrepareContext() = default;
   virtual const std::string& run_dir() const = 0;
   virtual const RunSettings& settings() const = 0;
+  // One per ExtraTargets() entry, same order: the run directory created in
+  // a written target, the canonical path of a read-only one.
+  virtual const std::vector<std::string>& extra_dirs() const = 0;
   // True once SIGINT/SIGTERM arrived: a long prepare should return early.
   virtual bool StopRequested() const = 0;
   // The device behind `path` (a file or directory), read now.
@@ -68,6 +84,8 @@ class WorkerContext {
   virtual int thread_index() const = 0;
   virtual const RunSettings& settings() const = 0;
   virtual Recorder& recorder() = 0;
+  // As PrepareContext::extra_dirs().
+  virtual const std::vector<std::string>& extra_dirs() const = 0;
   // Call once before each unit of work (a cycle, an update, a record).
   // Returns false when the run must stop (duration, op count, signal, an
   // error in another worker). Cheap: an atomic load in the common case.
@@ -88,6 +106,9 @@ class Workload {
   virtual void DeclareOptions(OptionSet& options) = 0;
   // Cross-option checks. Return "" or a message naming the options.
   virtual std::string Validate(const RunSettings&) { return {}; }
+  // Directories besides --target (from the module's options). Each one's
+  // block device is reported beside the target's.
+  virtual std::vector<ExtraTarget> ExtraTargets() const { return {}; }
   // Bytes the run will allocate at most on the target filesystem.
   virtual uint64_t Footprint(const RunSettings& settings) const = 0;
   // The op classes this module records; OpId is the index in this list.

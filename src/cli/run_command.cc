@@ -5,6 +5,7 @@
 // through the OptionSet that owns it, so every error names the option and
 // the value. Nothing is written before all options are valid.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <map>
@@ -30,13 +31,21 @@ struct ReportConfig {
   std::string output;         // JSON (or CSV when it ends in .csv), written atomically
   std::string format = "text";  // what goes to stdout
   bool quiet = false;
+  int64_t repeat = 1;          // runs of the same workload, each with fresh files
+  std::string series_output;  // the --interval series as CSV
 };
 
 void DeclareReportOptions(OptionSet& set, ReportConfig* config) {
   set.Text("output", &config->output,
            "write the report to this file (JSON; CSV when the name ends in .csv), atomically");
   set.Enum("format", &config->format, "what is printed on stdout", {"text", "json", "csv", "none"});
-  set.Flag("quiet", &config->quiet, "no context lines on stderr");
+  set.Flag("quiet", &config->quiet, "no context or progress lines on stderr");
+  set.Integer("repeat", &config->repeat,
+              "run the workload N times (fresh files each time); the report adds the median and "
+              "spread of the headline figures",
+              1, 1000);
+  set.Text("series_output", &config->series_output,
+           "write the --interval time series to this CSV file, atomically");
 }
 
 bool IsFile(const std::string& path) {
@@ -159,9 +168,10 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
   if (found == modules.end()) {
     throw UsageError(fmt::format("unknown module '{}' (see 'iomimic list')", module_name));
   }
-  Workload& workload = *found->second.workload;
   const OptionSet& module_options = *found->second.options;
 
+  // Module values are applied to each fresh instance (one per repeat).
+  std::vector<std::pair<std::string, std::string>> module_values;
   for (const auto& [key, value] : vm) {
     if (key == "workload" || key == "module") continue;
     const std::string text = value.as<std::string>();
@@ -180,46 +190,85 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
                                    section, module_name));
     }
     module_options.Apply(key.substr(dot + 1), text);
+    module_values.emplace_back(key.substr(dot + 1), text);
   }
+  const WorkloadInfo* info = Registry::Get().Find(module_name);
+  auto fresh_workload = [&]() {
+    auto w = info->make();
+    OptionSet set(module_name);
+    w->DeclareOptions(set);
+    for (const auto& [name, text] : module_values) set.Apply(name, text);
+    return w;
+  };
 
   // A module whose work has an end (passes, a build) runs to it unless the
   // user bounded the run.
-  if (workload.RunsToCompletion() && !vm.count("duration")) engine_config.duration_ns = 0;
+  if (found->second.workload->RunsToCompletion() && !vm.count("duration")) {
+    engine_config.duration_ns = 0;
+  }
+  engine_config.quiet = report_config.quiet;
+  engine_config.progress = !report_config.quiet && ::isatty(STDERR_FILENO);
 
   engine::StopSource stop;
   engine::SignalWatcher signals(&stop);
   engine::Engine engine(engine_config, &stop);
   if (!report_config.quiet) {
-    fmt::print(stderr, "iomimic: running {}{} under {}\n", module_name,
-               default_run ? " (the built-in default workload)" : "", engine_config.target);
+    fmt::print(stderr, "iomimic: running {}{} under {}{}\n", module_name,
+               default_run ? " (the built-in default workload)" : "", engine_config.target,
+               report_config.repeat > 1 ? fmt::format(", {} times", report_config.repeat) : "");
   }
-  engine::RunResult result = engine.Run(module_name, workload);
-  result.command_line = command_line;
-  result.config = {{"run", Resolved(engine_options)},
-                   {"report", Resolved(report_options)},
-                   {module_name, Resolved(module_options)}};
-  if (!profile.empty()) result.config["profile"] = profile;
+  std::vector<engine::RunResult> results;
+  for (int64_t i = 0; i < report_config.repeat; ++i) {
+    if (i > 0) {
+      if (stop.signal() != 0) break;
+      stop.ResetForNextRun();
+    }
+    std::unique_ptr<Workload> workload = fresh_workload();
+    results.push_back(engine.Run(module_name, *workload));
+    engine::RunResult& result = results.back();
+    result.command_line = command_line;
+    result.config = {{"run", Resolved(engine_options)},
+                     {"report", Resolved(report_options)},
+                     {module_name, Resolved(module_options)}};
+    if (!profile.empty()) result.config["profile"] = profile;
+    if (result.status != "complete") break;
+    if (report_config.repeat > 1 && !report_config.quiet) {
+      fmt::print(stderr, "iomimic: repeat {}/{}: {}\n", i + 1, report_config.repeat,
+                 report::OneLine(result));
+    }
+  }
+  const engine::RunResult& last = results.back();
+  nlohmann::json json = report::ToJson(last);
+  if (results.size() > 1 || report_config.repeat > 1) json["repeats"] = report::SummarizeRepeats(results);
 
   if (!report_config.output.empty()) {
     const std::string& out = report_config.output;
     const bool csv = out.size() > 4 && out.compare(out.size() - 4, 4, ".csv") == 0;
     try {
-      report::WriteFileAtomically(
-          out, csv ? report::RenderCsv(result) : report::ToJson(result).dump(2) + "\n");
+      report::WriteFileAtomically(out, csv ? report::RenderCsv(last) : json.dump(2) + "\n");
     } catch (const SysError& e) {
       fmt::print(stderr, "iomimic: error: cannot write the report: {}\n", e.what());
       return 1;
     }
   }
+  if (!report_config.series_output.empty()) {
+    try {
+      report::WriteFileAtomically(report_config.series_output, report::RenderSeriesCsv(last));
+    } catch (const SysError& e) {
+      fmt::print(stderr, "iomimic: error: cannot write the series: {}\n", e.what());
+      return 1;
+    }
+  }
   if (report_config.format == "text") {
-    fmt::print("{}", report::RenderText(result));
+    fmt::print("{}", report::RenderText(last));
+    if (json.contains("repeats")) fmt::print("{}", report::RenderRepeatsText(json["repeats"]));
   } else if (report_config.format == "json") {
-    fmt::print("{}\n", report::ToJson(result).dump(2));
+    fmt::print("{}\n", json.dump(2));
   } else if (report_config.format == "csv") {
-    fmt::print("{}", report::RenderCsv(result));
+    fmt::print("{}", report::RenderCsv(last));
   }
   std::fflush(stdout);
-  return result.status == "complete" ? 0 : 1;
+  return last.status == "complete" ? 0 : 1;
 }
 
 }  // namespace iomimic::cli

@@ -1,16 +1,19 @@
 #include "engine/engine.h"
 
-#include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <latch>
-#include <mutex>
+#include <map>
 #include <thread>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "engine/cache_control.h"
+#include "engine/interval_series.h"
 #include "engine/run_dir.h"
+#include "engine/worker.h"
 #include "iomimic/status.h"
 #include "probes/probes.h"
 #include "stats/thread_recorder.h"
@@ -18,198 +21,44 @@
 namespace iomimic::engine {
 namespace {
 
-constexpr uint32_t kWarmupEpoch = 0;
-constexpr uint32_t kMeasureEpoch = 1;
-
-std::string Relative(const std::string& path, const std::string& base) {
-  if (!base.empty() && path.rfind(base + "/", 0) == 0) return path.substr(base.size() + 1);
-  return path;
-}
-
 std::string NowIso8601() {
   const auto now = std::chrono::system_clock::now();
   const auto ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(now)), ms);
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z",
+                     fmt::gmtime(std::chrono::system_clock::to_time_t(now)), ms);
 }
-
-// State the workers share with the main thread for one run.
-struct Shared {
-  StopSource* stop = nullptr;
-  RunSettings settings;
-  std::string run_dir;
-  std::atomic<uint32_t> epoch{kWarmupEpoch};
-  std::atomic<uint64_t> limited_units{0};  // only used with an op limit
-  std::atomic<int> finished{0};
-
-  std::mutex error_mu;
-  std::optional<RunError> error;
-
-  // Keeps the first error; later ones are consequences of the stop.
-  void Fail(RunError e) {
-    {
-      std::lock_guard<std::mutex> lock(error_mu);
-      if (!error) error = std::move(e);
-    }
-    stop->RequestStop();
-  }
-};
-
-RunError ErrorFrom(const std::exception_ptr& ep, const std::string& phase,
-                   const std::string& run_dir, uint64_t ops_before) {
-  RunError e;
-  e.phase = phase;
-  e.ops_before = ops_before;
-  try {
-    std::rethrow_exception(ep);
-  } catch (const SysError& err) {
-    e.op = err.op();
-    e.path = Relative(err.path(), run_dir);
-    e.err = err.err();
-    e.message = std::strerror(err.err());
-  } catch (const std::exception& err) {
-    e.op = "internal";
-    e.message = err.what();
-  } catch (...) {
-    e.op = "internal";
-    e.message = "unknown exception";
-  }
-  return e;
-}
-
-DeviceSample Sample(const std::string& path) {
-  DeviceSample s;
-  s.device = probes::BlockDeviceOf(path);
-  if (s.device.empty()) return s;
-  const probes::DiskCounters c = probes::ReadDiskCounters(s.device);
-  if (!c.valid) return s;
-  s.valid = true;
-  s.reads = c.reads;
-  s.writes = c.writes;
-  s.read_bytes = c.read_sectors * 512;
-  s.write_bytes = c.write_sectors * 512;
-  s.flushes = c.flushes;
-  return s;
-}
-
-class Worker final : public WorkerContext {
- public:
-  Worker(Shared* shared, int index, size_t op_count)
-      : shared_(shared), index_(index), recorder_(op_count) {
-    const double rate = shared->settings.rate_per_thread;
-    period_ns_ = rate > 0 ? static_cast<uint64_t>(1e9 / rate) : 0;
-  }
-
-  int thread_index() const override { return index_; }
-  const RunSettings& settings() const override { return shared_->settings; }
-  Recorder& recorder() override { return recorder_; }
-  uint64_t IntendedStartNs() const override { return unit_start_ns_; }
-  DeviceSample SampleDevice(const std::string& path) const override { return Sample(path); }
-
-  bool KeepRunning() override {
-    if (shared_->stop->stop_requested()) return false;
-    const uint32_t epoch = shared_->epoch.load(std::memory_order_acquire);
-    if (epoch != epoch_) {
-      // Warmup is over: forget what was recorded; only this thread touches it.
-      recorder_.Reset();
-      epoch_ = epoch;
-      units_ = 0;
-    }
-    if (epoch_ == kMeasureEpoch && shared_->settings.ops != 0) {
-      if (shared_->limited_units.fetch_add(1, std::memory_order_relaxed) >= shared_->settings.ops) {
-        shared_->stop->RequestStop();
-        return false;
-      }
-    }
-    ++units_;
-    if (period_ns_ == 0) {
-      unit_start_ns_ = NowNs();
-      return true;
-    }
-    if (WaitForSlot()) return true;
-    --units_;  // stopped while waiting: this unit never started
-    return false;
-  }
-
-  void Run(Workload& workload, std::latch& start) {
-    start.arrive_and_wait();
-    try {
-      workload.RunWorker(*this);
-    } catch (...) {
-      const bool measuring = epoch_ == kMeasureEpoch;
-      if (units_ > 0) --units_;  // the unit in progress did not complete
-      shared_->Fail(ErrorFrom(std::current_exception(), measuring ? "measure" : "warmup",
-                              shared_->run_dir, units_));
-    }
-    if (epoch_ != kMeasureEpoch) {
-      // Ended during warmup: nothing of it belongs to the measured phase.
-      recorder_.Reset();
-      units_ = 0;
-    }
-    finish_ns_ = NowNs();
-    shared_->finished.fetch_add(1);
-    shared_->stop->Notify();
-  }
-
-  // Open loop: unit k is due at first + k * period whatever happened
-  // before, so a stall shows up as latency of the units behind it
-  // (coordinated omission) instead of silently lowering the rate.
-  bool WaitForSlot() {
-    const uint64_t now = NowNs();
-    if (next_due_ns_ == 0) next_due_ns_ = now;
-    unit_start_ns_ = next_due_ns_;
-    next_due_ns_ += period_ns_;
-    for (uint64_t t = now; t < unit_start_ns_; t = NowNs()) {
-      // Sleep in slices so a stop is seen within 50 ms.
-      const uint64_t wait = std::min<uint64_t>(unit_start_ns_ - t, 50'000'000);
-      const timespec ts{static_cast<time_t>(wait / 1'000'000'000),
-                        static_cast<long>(wait % 1'000'000'000)};
-      ::nanosleep(&ts, nullptr);
-      if (shared_->stop->stop_requested()) return false;
-    }
-    return true;
-  }
-
-  const stats::ThreadRecorder& stats() const { return recorder_; }
-  uint64_t units() const { return units_; }
-  uint64_t finish_ns() const { return finish_ns_; }
-
- private:
-  Shared* shared_;
-  int index_;
-  stats::ThreadRecorder recorder_;
-  uint32_t epoch_ = kWarmupEpoch;
-  uint64_t units_ = 0;
-  uint64_t unit_start_ns_ = 0;
-  uint64_t finish_ns_ = 0;
-  uint64_t period_ns_ = 0;    // 0: unpaced
-  uint64_t next_due_ns_ = 0;  // the next unit's intended start
-};
 
 class Prep final : public PrepareContext {
  public:
   explicit Prep(Shared* shared) : shared_(shared) {}
   const std::string& run_dir() const override { return shared_->run_dir; }
   const RunSettings& settings() const override { return shared_->settings; }
+  const std::vector<std::string>& extra_dirs() const override { return shared_->extra_dirs; }
   bool StopRequested() const override { return shared_->stop->stop_requested(); }
-  DeviceSample SampleDevice(const std::string& path) const override { return Sample(path); }
+  DeviceSample SampleDevice(const std::string& path) const override {
+    return SampleDeviceOf(path);
+  }
 
  private:
   Shared* shared_;
 };
 
+// Every block device the run touches, with the roles it plays.
+struct DeviceUse {
+  std::string name;
+  std::vector<std::string> roles;  // "target", or the option of an extra target
+  probes::DiskCounters before, after;
+};
+
 struct Snapshot {
-  probes::DiskCounters disk;
   probes::VmStat vm;
   probes::CpuTimes cpu;
 };
 
-Snapshot TakeSnapshot(const std::string& device) {
-  Snapshot s;
-  if (!device.empty()) s.disk = probes::ReadDiskCounters(device);
-  s.vm = probes::ReadVmStat();
-  s.cpu = probes::ReadCpuTimes();
-  return s;
+Snapshot TakeSnapshot(std::vector<DeviceUse>* devices, bool after) {
+  for (DeviceUse& d : *devices) (after ? d.after : d.before) = probes::ReadDiskCounters(d.name);
+  return {probes::ReadVmStat(), probes::ReadCpuTimes()};
 }
 
 // A run over 100,000 files must not write a 20 MB report: the summary
@@ -219,9 +68,7 @@ void LimitListedFiles(nlohmann::json* layout) {
   if (!layout->is_object() || !layout->contains("files")) return;
   auto& files = (*layout)["files"];
   const size_t total = files.size();
-  if (total > kMaxListedFiles) {
-    files.erase(files.begin() + kMaxListedFiles, files.end());
-  }
+  if (total > kMaxListedFiles) files.erase(files.begin() + kMaxListedFiles, files.end());
   (*layout)["files_listed"] = files.size();
   (*layout)["files_omitted"] = total - files.size();
 }
@@ -230,9 +77,24 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+void CheckConfig(const EngineConfig& c) {
+  if (c.interval_ns != 0 && c.interval_ns < 100'000'000) {
+    throw UsageError(fmt::format("invalid value for option 'interval': must be 0 or at least "
+                                 "100ms (each tick copies every thread's histograms)"));
+  }
+  if ((c.burst_on_ns == 0) != (c.burst_off_ns == 0)) {
+    throw UsageError("options 'burst_on' and 'burst_off' go together: give both or neither");
+  }
+  if (c.cache == "drop" && ::geteuid() != 0) {
+    throw UsageError("option 'cache' = drop writes /proc/sys/vm/drop_caches and needs root; "
+                     "use cache = cold to evict only this run's files");
+  }
+}
+
 }  // namespace
 
 RunResult Engine::Run(const std::string& module_name, Workload& workload) {
+  CheckConfig(config_);
   Shared shared;
   shared.stop = stop_;
   shared.settings.threads = static_cast<int>(config_.threads);
@@ -240,11 +102,24 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   shared.settings.ops = static_cast<uint64_t>(config_.ops);
   shared.settings.seed = static_cast<uint64_t>(config_.seed);
   shared.settings.rate_per_thread = config_.rate;
+  shared.bursts = {config_.burst_on_ns, config_.burst_off_ns};
 
   if (std::string why = workload.Validate(shared.settings); !why.empty()) throw UsageError(why);
   const std::string target =
       CheckTarget(config_.target, config_.space_check ? workload.Footprint(shared.settings) : 0,
                   config_.space_check ? config_.min_free : 0);
+  const std::vector<ExtraTarget> extras = workload.ExtraTargets();
+  std::vector<std::string> extra_canonical;
+  for (const ExtraTarget& e : extras) {
+    try {
+      extra_canonical.push_back(
+          e.writes ? CheckTarget(e.path, config_.space_check ? e.footprint : 0,
+                                 config_.space_check ? config_.min_free : 0)
+                   : CheckReadable(e.path));
+    } catch (const UsageError& err) {
+      throw UsageError(fmt::format("option '{}.{}': {}", module_name, e.option, err.what()));
+    }
+  }
 
   RunResult result;
   result.module = module_name;
@@ -257,22 +132,59 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
 
   shared.run_dir = CreateRunDir(target, module_name);
   result.run_dir = shared.run_dir;
-  const std::string device = probes::BlockDeviceOf(shared.run_dir);
-  const std::vector<std::string> op_names = workload.OpNames();
-
-  // --- prepare (untimed) ---
+  std::vector<std::string> created = {shared.run_dir};
   try {
-    Prep prep(&shared);
-    workload.Prepare(prep);
+    for (size_t i = 0; i < extras.size(); ++i) {
+      if (extras[i].writes) {
+        shared.extra_dirs.push_back(CreateRunDir(extra_canonical[i], module_name));
+        created.push_back(shared.extra_dirs.back());
+      } else {
+        shared.extra_dirs.push_back(extra_canonical[i]);
+      }
+    }
   } catch (...) {
     shared.Fail(ErrorFrom(std::current_exception(), "prepare", shared.run_dir, 0));
   }
 
+  std::vector<DeviceUse> devices;
+  auto add_device = [&](const std::string& path, const std::string& role) {
+    const std::string name = probes::BlockDeviceOf(path);
+    if (name.empty()) return;
+    for (DeviceUse& d : devices) {
+      if (d.name == name) {
+        d.roles.push_back(role);
+        return;
+      }
+    }
+    devices.push_back({name, {role}, {}, {}});
+  };
+  add_device(shared.run_dir, "target");
+  for (size_t i = 0; i < shared.extra_dirs.size(); ++i) {
+    add_device(shared.extra_dirs[i], extras[i].option);
+  }
+  const std::string primary_device = probes::BlockDeviceOf(shared.run_dir);
+  const std::vector<std::string> op_names = workload.OpNames();
+
+  // --- prepare (untimed), then the page cache as asked ---
+  if (!shared.error) {
+    try {
+      Prep prep(&shared);
+      workload.Prepare(prep);
+      if (!stop_->stop_requested()) {
+        result.cache = ApplyCacheMode(config_.cache, workload.Files(), config_.quiet);
+      }
+    } catch (...) {
+      shared.Fail(ErrorFrom(std::current_exception(), "prepare", shared.run_dir, 0));
+    }
+  }
+
   // --- warmup and measure ---
   Snapshot before, after;
-  uint64_t measure_start_ns = 0;
-  std::vector<std::unique_ptr<Worker>> workers;
   if (!stop_->stop_requested()) {
+    const bool ticking = config_.interval_ns != 0 || config_.progress;
+    const uint64_t tick_ns = config_.interval_ns != 0 ? config_.interval_ns : 1'000'000'000;
+    if (ticking) shared.slots = std::vector<IntervalSlot>(static_cast<size_t>(config_.threads));
+    std::vector<std::unique_ptr<Worker>> workers;
     for (int i = 0; i < shared.settings.threads; ++i) {
       workers.push_back(std::make_unique<Worker>(&shared, i, op_names.size()));
     }
@@ -282,27 +194,56 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
       threads.emplace_back([&workload, &start, worker = w.get()] { worker->Run(workload, start); });
     }
     const auto all_finished = [&] { return shared.finished.load() == shared.settings.threads; };
-    if (config_.warmup_ns == 0) {
+    auto begin_measure = [&] {
+      before = TakeSnapshot(&devices, false);
+      shared.measure_start_ns.store(NowNs());
       shared.epoch.store(kMeasureEpoch, std::memory_order_release);
-      before = TakeSnapshot(device);
-      measure_start_ns = NowNs();
+    };
+    if (config_.warmup_ns == 0) {
+      begin_measure();
       start.arrive_and_wait();
     } else {
       start.arrive_and_wait();
-      stop_->WaitUntil(std::chrono::steady_clock::now() + std::chrono::nanoseconds(config_.warmup_ns),
-                       all_finished);
-      before = TakeSnapshot(device);
-      measure_start_ns = NowNs();
-      shared.epoch.store(kMeasureEpoch, std::memory_order_release);
+      stop_->WaitUntil(
+          std::chrono::steady_clock::now() + std::chrono::nanoseconds(config_.warmup_ns),
+          all_finished);
+      begin_measure();
     }
+    const uint64_t measure_start_ns = shared.measure_start_ns.load();
+    std::optional<IntervalSeries> series;
+    if (ticking) {
+      series.emplace(op_names, result.work_unit, &shared.slots, primary_device, measure_start_ns);
+    }
+    const auto now = std::chrono::steady_clock::now();
     const auto deadline = config_.duration_ns == 0
                               ? std::chrono::steady_clock::time_point::max()
-                              : std::chrono::steady_clock::now() +
-                                    std::chrono::nanoseconds(config_.duration_ns);
-    stop_->WaitUntil(deadline, all_finished);
+                              : now + std::chrono::nanoseconds(config_.duration_ns);
+    auto next_tick = now + std::chrono::nanoseconds(tick_ns);
+    bool first_close = true;
+    for (;;) {
+      stop_->WaitUntil(ticking ? std::min(deadline, next_tick) : deadline, all_finished);
+      if (stop_->stop_requested() || all_finished() ||
+          std::chrono::steady_clock::now() >= deadline) {
+        break;
+      }
+      if (ticking && std::chrono::steady_clock::now() >= next_tick) {
+        // Workers hand over at their next unit; close the previous interval
+        // now, from what they handed over since the last tick.
+        shared.tick.fetch_add(1, std::memory_order_relaxed);
+        if (!first_close) series->Close(NowNs());
+        first_close = false;
+        if (config_.progress) fmt::print(stderr, "\r{}   ", series->ProgressLine(NowNs()));
+        next_tick += std::chrono::nanoseconds(tick_ns);
+      }
+    }
     stop_->RequestStop();
     for (auto& t : threads) t.join();
-    after = TakeSnapshot(device);
+    after = TakeSnapshot(&devices, true);
+    if (series) {
+      series->Close(NowNs());
+      if (config_.progress) fmt::print(stderr, "\r{}\n", series->ProgressLine(NowNs()));
+      if (config_.interval_ns != 0) result.series = series->rows();
+    }
 
     uint64_t last_finish = measure_start_ns;
     std::vector<const stats::ThreadRecorder*> recorders;
@@ -321,9 +262,18 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     if (Contains(reads, op.name)) result.app_read_bytes += op.bytes;
     if (Contains(writes, op.name)) result.app_write_bytes += op.bytes;
   }
-  if (!device.empty() && before.disk.valid && after.disk.valid) {
-    result.device = probes::DiskDelta(device, before.disk, after.disk, result.app_read_bytes,
-                                      result.app_write_bytes);
+  for (const DeviceUse& d : devices) {
+    if (!d.before.valid || !d.after.valid) continue;
+    // Application bytes are attributed to the target's device only: a
+    // module spreading over devices reports its own split.
+    const bool primary = d.name == primary_device;
+    nlohmann::json delta = probes::DiskDelta(d.name, d.before, d.after,
+                                             primary ? result.app_read_bytes : 0,
+                                             primary ? result.app_write_bytes : 0);
+    if (delta.is_null()) continue;
+    delta["roles"] = d.roles;
+    if (primary) result.device = delta;
+    result.devices.push_back(std::move(delta));
   }
   if (before.vm.valid && after.vm.valid) result.vmstat = probes::VmStatDelta(before.vm, after.vm);
   if (before.cpu.valid && after.cpu.valid) result.cpu = probes::CpuDelta(before.cpu, after.cpu);
@@ -338,13 +288,15 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   }
   result.run_dir_kept = config_.keep;
   if (!config_.keep) {
-    try {
-      RemoveRunDir(shared.run_dir);
-    } catch (...) {
-      shared.Fail(
-          ErrorFrom(std::current_exception(), "cleanup", shared.run_dir, result.work_units));
+    for (const std::string& dir : created) {
+      try {
+        RemoveRunDir(dir);
+      } catch (...) {
+        shared.Fail(ErrorFrom(std::current_exception(), "cleanup", dir, result.work_units));
+      }
     }
   }
+  for (size_t i = 1; i < created.size(); ++i) result.extra_run_dirs.push_back(created[i]);
 
   result.error = shared.error;
   result.signal = stop_->signal();

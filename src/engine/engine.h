@@ -30,6 +30,16 @@ struct EngineConfig {
   uint64_t warmup_ns = 0;
   // Units of work per second per thread, open loop; 0 = unthrottled.
   double rate = 0;
+  // Periodic bursts: work for burst_on, idle for burst_off (both 0: off).
+  uint64_t burst_on_ns = 0;
+  uint64_t burst_off_ns = 0;
+  // Page cache at the start of the measured phase: keep | cold | drop.
+  std::string cache = "keep";
+  // Time series interval; 0 = no series.
+  uint64_t interval_ns = 0;
+  // A live progress line on stderr (the CLI decides: a terminal, not --quiet).
+  bool progress = false;
+  bool quiet = false;
   // Keep the run directory afterwards.
   bool keep = false;
   // Seed for the module's random choices.

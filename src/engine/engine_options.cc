@@ -28,6 +28,17 @@ void DeclareEngineOptions(OptionSet& options, EngineConfig* config) {
                  "units of work per second per thread, open loop (latency counted from each "
                  "unit's intended start); 0 = as fast as possible",
                  0, 1e9);
+  options.Duration("burst_on", &config->burst_on_ns,
+                   "periodic bursts: work for this long, then idle for --burst_off (0 = no bursts)");
+  options.Duration("burst_off", &config->burst_off_ns, "periodic bursts: idle time between bursts");
+  options.Enum("cache", &config->cache,
+               "page cache at the start of the measured phase: keep, cold (fdatasync + "
+               "posix_fadvise DONTNEED on the module's files), drop (drop_caches; root only)",
+               {"keep", "cold", "drop"});
+  options.Duration("interval", &config->interval_ns,
+                   "time series interval (throughput, latency percentiles, device, CPU per "
+                   "interval); 0 = none",
+                   0, 3600ull * 1000000000);
   options.Flag("keep", &config->keep, "keep the run directory and its files afterwards");
   options.Integer("seed", &config->seed, "seed for the module's random choices", 0);
   options.Size("min_free", &config->min_free,

@@ -61,6 +61,19 @@ std::string CheckTarget(const std::string& target, uint64_t footprint, uint64_t 
   return canonical;
 }
 
+std::string CheckReadable(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw UsageError(fmt::format("'{}' cannot be used: {}", path, std::strerror(errno)));
+  }
+  if (!S_ISDIR(st.st_mode)) throw UsageError(fmt::format("'{}' is not a directory", path));
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved) == nullptr) {
+    throw UsageError(fmt::format("'{}' cannot be resolved: {}", path, std::strerror(errno)));
+  }
+  return resolved;
+}
+
 std::string CreateRunDir(const std::string& target, const std::string& module) {
   std::string templ = fmt::format("{}/iomimic-{}-XXXXXX", target, module);
   std::vector<char> buf(templ.begin(), templ.end());

@@ -15,6 +15,10 @@ namespace iomimic::engine {
 // Returns the target's canonical path.
 std::string CheckTarget(const std::string& target, uint64_t footprint, uint64_t min_free);
 
+// For a directory a module only reads (never writes): it must exist and be
+// a directory. Returns the canonical path.
+std::string CheckReadable(const std::string& path);
+
 // Creates <target>/iomimic-<module>-XXXXXX. Throws SysError.
 std::string CreateRunDir(const std::string& target, const std::string& module);
 

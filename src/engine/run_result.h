@@ -35,6 +35,7 @@ struct RunResult {
   std::string command_line;
   std::string run_dir;
   bool run_dir_kept = false;
+  std::vector<std::string> extra_run_dirs;  // created in the module's extra targets
 
   double duration_s = 0;   // measured phase: first start to last finish
   uint64_t work_units = 0;  // measured units of work over all threads
@@ -49,6 +50,9 @@ struct RunResult {
   nlohmann::json cpu;     // probes::CpuDelta()
   nlohmann::json layout;  // probes::FileLayout() or null
   nlohmann::json module_report = nlohmann::json::object();
+  nlohmann::json devices = nlohmann::json::array();  // every device involved
+  nlohmann::json cache;   // ApplyCacheMode()
+  nlohmann::json series;  // --interval rows, or null
 
   std::string clock_source;
   double clock_read_ns = 0;

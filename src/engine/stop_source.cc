@@ -16,6 +16,11 @@ void StopSource::RequestStopBySignal(int sig) {
   RequestStop();
 }
 
+void StopSource::ResetForNextRun() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (signal_.load(std::memory_order_acquire) == 0) stop_.store(false, std::memory_order_relaxed);
+}
+
 void StopSource::Notify() {
   { std::lock_guard<std::mutex> lock(mu_); }
   cv_.notify_all();

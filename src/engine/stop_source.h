@@ -20,6 +20,9 @@ class StopSource {
   int signal() const { return signal_.load(std::memory_order_acquire); }
 
   void RequestStop();
+  // Clears a stop that ended one run (time or op limit) before the next
+  // repeat. Does nothing once a signal arrived: that stop is for good.
+  void ResetForNextRun();
   void RequestStopBySignal(int sig);
   // Also wakes the waiter without stopping (a worker finished its work).
   void Notify();

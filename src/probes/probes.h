@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,11 @@ CpuTimes ReadCpuTimes();
 // {"user_pct", "system_pct", "iowait_pct", "idle_pct", "other_pct",
 //  "procs_blocked_end", "process": {"user_s", "sys_s", "minor_faults", "major_faults"}}
 nlohmann::json CpuDelta(const CpuTimes& before, const CpuTimes& after);
+
+// --- page cache residency --------------------------------------------------
+// Bytes of the file that are in the page cache now (mincore), or nullopt if
+// it cannot be told (not a regular file, no permission).
+std::optional<uint64_t> CachedBytes(const std::string& path);
 
 // --- file layout (FIEMAP) -----------------------------------------------------
 // {"files": [{"path", "size_bytes", "extents", "contiguous_runs",

@@ -61,6 +61,10 @@ nlohmann::json ToJson(const engine::RunResult& r) {
   }
   j["ops"] = std::move(ops);
   j["device"] = r.device;
+  j["devices"] = r.devices;
+  j["cache"] = r.cache;
+  j["series"] = r.series;
+  j["extra_run_dirs"] = r.extra_run_dirs;
   j["layout"] = r.layout;
   j["vmstat"] = r.vmstat;
   j["cpu"] = r.cpu;

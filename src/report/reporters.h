@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,17 @@ nlohmann::json ToJson(const engine::RunResult& result);
 std::string RenderText(const engine::RunResult& result);
 // One row per op; the header names every column with its unit.
 std::string RenderCsv(const engine::RunResult& result);
+
+// The --interval time series, one line per interval ("" without one).
+std::string RenderSeriesCsv(const engine::RunResult& result);
+
+// "complete, 20.01 s, 2213 cycles (110.6/s), 441 MiB/s" for progress lines.
+std::string OneLine(const engine::RunResult& result);
+
+// --repeat: per run headline figures, and their median, min, max and
+// spread ((max - min) / median, in percent) over the runs.
+nlohmann::json SummarizeRepeats(const std::vector<engine::RunResult>& results);
+std::string RenderRepeatsText(const nlohmann::json& repeats);
 
 // Writes content to path through a temporary file in the same directory,
 // fsync and rename: a crash never leaves half a report. Throws SysError.

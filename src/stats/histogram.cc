@@ -41,6 +41,13 @@ uint64_t HighestEquivalent(size_t i) {
   return ((sub + 1) << bucket) - 1;
 }
 
+uint64_t LowestEquivalent(size_t i) {
+  if (i <= kSubBucketMask) return i;
+  const int bucket = static_cast<int>(i >> kSubBucketHalfMagnitude) - 1;
+  const uint64_t sub = i - (static_cast<size_t>(bucket) << kSubBucketHalfMagnitude);
+  return sub << bucket;
+}
+
 constexpr size_t kCountsLen = 34817;  // CountsIndex(kHighestNs) + 1
 static_assert((33u << kSubBucketHalfMagnitude) + (Histogram::kHighestNs >> 33) + 1 == kCountsLen);
 
@@ -69,6 +76,24 @@ void Histogram::Add(const Histogram& other) {
   min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
   sum_ += other.sum_;
+}
+
+void Histogram::Subtract(const Histogram& earlier) {
+  if (earlier.total_ == 0) return;
+  for (size_t i = 0; i < kCountsLen; ++i) counts_[i] -= earlier.counts_[i];
+  total_ -= earlier.total_;
+  overflow_ -= earlier.overflow_;
+  sum_ -= earlier.sum_;
+  if (total_ == 0) {
+    min_ = UINT64_MAX;
+    max_ = 0;
+    return;
+  }
+  size_t lo = 0, hi = kCountsLen - 1;
+  while (counts_[lo] == 0) ++lo;
+  while (counts_[hi] == 0) --hi;
+  min_ = std::max(min_, LowestEquivalent(lo));
+  max_ = std::min(max_, HighestEquivalent(hi));
 }
 
 void Histogram::Reset() {

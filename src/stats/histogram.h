@@ -25,6 +25,10 @@ class Histogram {
   void Record(uint64_t value_ns);
   void Add(const Histogram& other);
   void Reset();
+  // This histogram minus an earlier snapshot of the same stream: the values
+  // recorded in between (interval figures). min and max become the bucket
+  // bounds (within 0.1 %) since exact extremes of a difference are unknown.
+  void Subtract(const Histogram& earlier);
 
   uint64_t count() const { return total_; }
   uint64_t overflow() const { return overflow_; }

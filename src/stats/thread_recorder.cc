@@ -34,6 +34,33 @@ void OpStats::Reset() {
   if (intended) intended->Reset();
 }
 
+void OpStats::CopyFrom(const OpStats& other) {
+  count = other.count;
+  errors = other.errors;
+  bytes = other.bytes;
+  latency = other.latency;
+  if (other.intended) {
+    if (!intended) intended = std::make_unique<Histogram>();
+    *intended = *other.intended;
+  } else if (intended) {
+    intended->Reset();
+  }
+}
+
+void OpStats::Subtract(const OpStats& earlier) {
+  count -= earlier.count;
+  errors -= earlier.errors;
+  bytes -= earlier.bytes;
+  latency.Subtract(earlier.latency);
+  if (intended && earlier.intended) intended->Subtract(*earlier.intended);
+}
+
+void ThreadRecorder::SnapshotInto(std::vector<OpStats>* out) const {
+  Flush();
+  out->resize(ops_.size());
+  for (size_t i = 0; i < ops_.size(); ++i) (*out)[i].CopyFrom(ops_[i]);
+}
+
 ThreadRecorder::ThreadRecorder(size_t op_count) : ops_(op_count) {}
 
 // Why latencies are batched: on the AMD EPYC we measure on, rdtsc does not

@@ -23,6 +23,10 @@ struct OpStats {
 
   void Add(const OpStats& other);
   void Reset();
+  // this = other (histograms copied; `intended` allocated as needed).
+  void CopyFrom(const OpStats& other);
+  // this -= earlier, an earlier copy of the same stats (interval figures).
+  void Subtract(const OpStats& earlier);
 };
 
 class ThreadRecorder final : public Recorder {
@@ -36,6 +40,9 @@ class ThreadRecorder final : public Recorder {
 
   // Forget everything (end of warmup). Only the owning thread may call it.
   void Reset();
+  // Copies the stats so far into *out (resized to the op count). Only the
+  // owning thread may call it; *out is then the caller's to share.
+  void SnapshotInto(std::vector<OpStats>* out) const;
 
   // Hands over pending latencies first, so like Record() it belongs to the
   // owning thread until that thread is joined.

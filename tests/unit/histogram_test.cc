@@ -165,3 +165,32 @@ TEST(HistogramTest, EmptyReturnsZero) {
 
 }  // namespace
 }  // namespace iomimic::stats
+
+namespace iomimic::stats {
+namespace {
+
+// Interval figures come from cumulative snapshots: (A+B) - A must be B.
+TEST(HistogramSubtract, DifferenceOfSnapshotsIsTheInterval) {
+  Histogram cumulative, interval_only;
+  for (uint64_t v = 1; v <= 5000; ++v) cumulative.Record(v * 1000);
+  const Histogram snapshot = cumulative;
+  for (uint64_t v = 1; v <= 3000; ++v) {
+    cumulative.Record(v * 7);
+    interval_only.Record(v * 7);
+  }
+  cumulative.Subtract(snapshot);
+  EXPECT_EQ(cumulative.count(), interval_only.count());
+  EXPECT_DOUBLE_EQ(cumulative.mean(), interval_only.mean());
+  for (double p : {50.0, 90.0, 99.0, 99.9}) {
+    EXPECT_EQ(cumulative.ValueAtPercentile(p), interval_only.ValueAtPercentile(p)) << p;
+  }
+  // Extremes are bucket bounds: within 0.1 %.
+  EXPECT_NEAR(static_cast<double>(cumulative.min()), 7.0, 1.0);
+  EXPECT_NEAR(static_cast<double>(cumulative.max()), 21000.0, 21.0);
+  cumulative.Subtract(interval_only);
+  EXPECT_EQ(cumulative.count(), 0u);
+  EXPECT_EQ(cumulative.ValueAtPercentile(99), 0u);
+}
+
+}  // namespace
+}  // namespace iomimic::stats

@@ -113,6 +113,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"mmap_msync", "--mmap_msync.no_such=1"}, "mmap_msync.no_such"},
         BadInput{{"no_such_module"}, "no_such_module"},
         BadInput{{"mmap_msync", "--format=xml"}, "format"},
+        BadInput{{"mmap_msync", "--output=/nonexistent/r.json"}, "output"},
         BadInput{{"mmap_msync", "--threads=2", "--threads=3"}, "threads"},
         BadInput{{"mmap_msync", "--threads=1024", "--mmap_msync.region_size=1GiB"}, "free"}));
 

@@ -10,6 +10,7 @@
 #include "platform/mountinfo.h"
 #include "platform/path.h"
 #include "platform/sysfs.h"
+#include "probes/fs_geometry.h"
 #include "probes/probes.h"
 
 namespace iomimic::probes {
@@ -86,6 +87,10 @@ json FsGeometry(const std::string& path, const platform::MountEntry& mount,
     fs["block_size"] = nullptr;
   }
   AddFsSysfs(mount.fs_type, dev, &fs);
+  if (mount.fs_type == "xfs") AddXfsGeometry(mount.mount_point, &fs);
+  if (mount.fs_type == "ext4" || mount.fs_type == "ext3" || mount.fs_type == "ext2") {
+    AddExt4Superblock(mount.source, &fs);
+  }
   return fs;
 }
 

@@ -73,6 +73,33 @@ void LimitListedFiles(nlohmann::json* layout) {
   (*layout)["files_omitted"] = total - files.size();
 }
 
+// Tasks blocked on I/O and runnable tasks are gauges: sampled every
+// 100 ms over the measured phase, they tell an I/O-bound run (blocked > 0)
+// from a CPU-bound one (running > CPUs) better than the end value.
+constexpr auto kGaugeSamplePeriod = std::chrono::milliseconds(100);
+class GaugeSampler {
+ public:
+  void Sample() {
+    const probes::CpuTimes t = probes::ReadCpuTimes();
+    if (!t.valid) return;
+    ++samples_;
+    blocked_sum_ += t.procs_blocked;
+    running_sum_ += t.procs_running;
+    blocked_max_ = std::max(blocked_max_, t.procs_blocked);
+  }
+  nlohmann::json Summary() const {
+    if (samples_ == 0) return {{"gauge_samples", 0}};
+    const double n = static_cast<double>(samples_);
+    return {{"gauge_samples", samples_},
+            {"procs_blocked_mean", static_cast<double>(blocked_sum_) / n},
+            {"procs_blocked_max", blocked_max_},
+            {"procs_running_mean", static_cast<double>(running_sum_) / n}};
+  }
+
+ private:
+  uint64_t samples_ = 0, blocked_sum_ = 0, running_sum_ = 0, blocked_max_ = 0;
+};
+
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
@@ -180,6 +207,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
 
   // --- warmup and measure ---
   Snapshot before, after;
+  nlohmann::json gauges_summary = nlohmann::json::object();
   if (!stop_->stop_requested()) {
     const bool ticking = config_.interval_ns != 0 || config_.progress;
     const uint64_t tick_ns = config_.interval_ns != 0 ? config_.interval_ns : 1'000'000'000;
@@ -219,12 +247,20 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
                               ? std::chrono::steady_clock::time_point::max()
                               : now + std::chrono::nanoseconds(config_.duration_ns);
     auto next_tick = now + std::chrono::nanoseconds(tick_ns);
+    auto next_sample = now + kGaugeSamplePeriod;
     bool first_close = true;
+    GaugeSampler gauges;
     for (;;) {
-      stop_->WaitUntil(ticking ? std::min(deadline, next_tick) : deadline, all_finished);
+      auto wake = std::min(deadline, next_sample);
+      if (ticking) wake = std::min(wake, next_tick);
+      stop_->WaitUntil(wake, all_finished);
       if (stop_->stop_requested() || all_finished() ||
           std::chrono::steady_clock::now() >= deadline) {
         break;
+      }
+      if (std::chrono::steady_clock::now() >= next_sample) {
+        gauges.Sample();
+        next_sample += kGaugeSamplePeriod;
       }
       if (ticking && std::chrono::steady_clock::now() >= next_tick) {
         // Workers hand over at their next unit; close the previous interval
@@ -254,6 +290,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     }
     result.duration_s = static_cast<double>(last_finish - measure_start_ns) / 1e9;
     result.ops = stats::MergeThreads(recorders, op_names);
+    gauges_summary = gauges.Summary();
   }
 
   const auto reads = workload.AppReadOps();
@@ -276,7 +313,10 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     result.devices.push_back(std::move(delta));
   }
   if (before.vm.valid && after.vm.valid) result.vmstat = probes::VmStatDelta(before.vm, after.vm);
-  if (before.cpu.valid && after.cpu.valid) result.cpu = probes::CpuDelta(before.cpu, after.cpu);
+  if (before.cpu.valid && after.cpu.valid) {
+    result.cpu = probes::CpuDelta(before.cpu, after.cpu);
+    result.cpu.update(gauges_summary);
+  }
 
   // --- evidence that needs the files, then cleanup ---
   try {

@@ -51,6 +51,8 @@ CpuTimes ReadCpuTimes() {
         }
       } else if (w[0] == "procs_blocked" && w.size() >= 2) {
         t.procs_blocked = platform::ParseUint(w[1]).value_or(0);
+      } else if (w[0] == "procs_running" && w.size() >= 2) {
+        t.procs_running = platform::ParseUint(w[1]).value_or(0);
       }
     }
     t.valid = have_cpu;

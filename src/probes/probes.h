@@ -75,6 +75,7 @@ struct CpuTimes {
   uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0,
            steal = 0;  // jiffies summed over CPUs
   uint64_t procs_blocked = 0;  // gauge at read time
+  uint64_t procs_running = 0;  // gauge at read time
   double process_user_s = 0, process_sys_s = 0;  // this process (RUSAGE_SELF)
   uint64_t process_minflt = 0, process_majflt = 0;
 };

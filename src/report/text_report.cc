@@ -90,9 +90,11 @@ void Evidence(const engine::RunResult& r, std::string* out) {
   }
   const json& c = r.cpu;
   if (c.is_object()) {
-    *out += fmt::format("cpu: user {:.1f}%, system {:.1f}%, iowait {:.1f}%, idle {:.1f}%\n",
-                        Num(c, "user_pct"), Num(c, "system_pct"), Num(c, "iowait_pct"),
-                        Num(c, "idle_pct"));
+    *out += fmt::format(
+        "cpu: user {:.1f}%, system {:.1f}%, iowait {:.1f}%, idle {:.1f}%; tasks blocked on I/O "
+        "{:.1f} on average (max {:.0f}), runnable {:.1f}\n",
+        Num(c, "user_pct"), Num(c, "system_pct"), Num(c, "iowait_pct"), Num(c, "idle_pct"),
+        Num(c, "procs_blocked_mean"), Num(c, "procs_blocked_max"), Num(c, "procs_running_mean"));
   }
 }
 

@@ -125,6 +125,11 @@ TEST_F(RunControl, CpuAndSystemEvidenceIsPresent) {
                        cpu["iowait_pct"].get<double>() + cpu["idle_pct"].get<double>() +
                        cpu["other_pct"].get<double>();
   EXPECT_NEAR(total, 100.0, 0.5);
+  json longer = Run({"--threads=2", "--duration=500ms"});
+  EXPECT_GE(longer["cpu"]["gauge_samples"].get<uint64_t>(), 3u);
+  EXPECT_GE(longer["cpu"]["procs_running_mean"].get<double>(), 0.0);
+  EXPECT_GE(longer["cpu"]["procs_blocked_max"].get<double>(),
+            longer["cpu"]["procs_blocked_mean"].get<double>());
   EXPECT_GT(cpu["process"]["sys_s"].get<double>() + cpu["process"]["user_s"].get<double>(), 0.0);
   EXPECT_TRUE(j["system"]["cpus"].is_number());
   EXPECT_TRUE(j["system"]["thp"].contains("enabled"));

@@ -156,3 +156,27 @@ TEST_F(RunControl, BadRunControlValuesExit2) {
 
 }  // namespace
 }  // namespace iomimic::test
+
+namespace iomimic::test {
+namespace {
+
+// The live line appears only on a terminal: under `script` (a pty) it is
+// there, with the unit and a p99; piped (as in every other test) it is not.
+TEST(Progress, LiveLineOnATerminalOnly) {
+  const auto script = FindProgram("script");
+  if (!script) GTEST_SKIP() << "no script(1) to provide a terminal";
+  const std::string cmd = IomimicBinary() +
+                          " run mmap_msync --threads=1 --duration=2500ms --format=none "
+                          "--mmap_msync.region_size=1MiB";
+  auto tty = RunCommand({*script, "-qec", cmd, "/dev/null"});
+  EXPECT_EQ(tty.exit_code, 0) << tty.err;
+  EXPECT_NE(tty.out.find('\r'), std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("cycle p99"), std::string::npos) << tty.out;
+  auto piped = RunIomimic({"run", "mmap_msync", "--threads=1", "--duration=1500ms",
+                           "--format=none", "--mmap_msync.region_size=1MiB"});
+  EXPECT_EQ(piped.exit_code, 0);
+  EXPECT_EQ(piped.err.find("cycle p99"), std::string::npos) << piped.err;
+}
+
+}  // namespace
+}  // namespace iomimic::test

@@ -207,10 +207,16 @@ TEST(ProbeSystemTest, ReportsKernelCpusMemoryAndWritebackTunables) {
 TEST(ProbeCpuTest, SharesSumToOneHundred) {
   const CpuTimes before = ReadCpuTimes();
   ASSERT_TRUE(before.valid);
-  // Burn CPU for a while so that jiffies pass on this CPU and in this process.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  // Burn 300 ms of this process's CPU time (not wall time: on a loaded
+  // machine a wall-clock loop may get far less CPU than it lasts).
+  auto cpu_ns = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+  };
+  const auto until = cpu_ns() + 300'000'000LL;
   volatile uint64_t sink = 0;
-  while (std::chrono::steady_clock::now() < until) sink = sink + 1;
+  while (cpu_ns() < until) sink = sink + 1;
   const CpuTimes after = ReadCpuTimes();
   const json d = CpuDelta(before, after);
   const double sum = d.at("user_pct").get<double>() + d.at("system_pct").get<double>() +

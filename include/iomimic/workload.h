@@ -86,6 +86,13 @@ class WorkerContext {
   virtual Recorder& recorder() = 0;
   // As PrepareContext::extra_dirs().
   virtual const std::vector<std::string>& extra_dirs() const = 0;
+  // True once the run must stop (time, op count, signal, another worker's
+  // error). For long work that is not a unit (a walk, a link, a wait between
+  // passes); unlike KeepRunning() it counts nothing.
+  virtual bool StopRequested() const = 0;
+  // Sleeps until NowNs() >= when_ns; returns false early when the run must
+  // stop (checked at least every 50 ms).
+  virtual bool SleepUntil(uint64_t when_ns) = 0;
   // Call once before each unit of work (a cycle, an update, a record).
   // Returns false when the run must stop (duration, op count, signal, an
   // error in another worker). Cheap: an atomic load in the common case.
@@ -127,8 +134,12 @@ class Workload {
   virtual void Prepare(PrepareContext& ctx) = 0;
   virtual void RunWorker(WorkerContext& ctx) = 0;
 
-  // Files whose layout and cache state the report describes.
+  // Files whose layout (FIEMAP) the report describes, after the run.
   virtual std::vector<std::string> Files() const { return {}; }
+  // Files --cache evicts before the measured phase (after Prepare). Default:
+  // Files(). A module that reads one set and writes another (a build reads
+  // sources, writes objects) names the read set here.
+  virtual std::vector<std::string> CacheFiles() const { return Files(); }
   virtual nlohmann::json Report() const { return nlohmann::json::object(); }
 };
 

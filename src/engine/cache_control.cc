@@ -5,10 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "iomimic/page_cache.h"
 #include "iomimic/status.h"
 #include "probes/probes.h"
 
-namespace iomimic::engine {
+namespace iomimic {
 namespace {
 
 uint64_t CachedTotal(const std::vector<std::string>& files) {
@@ -17,7 +18,9 @@ uint64_t CachedTotal(const std::vector<std::string>& files) {
   return total;
 }
 
-void Evict(const std::string& path) {
+}  // namespace
+
+void EvictFromPageCache(const std::string& path) {
   const int fd = CheckSys(::open(path.c_str(), O_RDONLY | O_CLOEXEC), "open", path);
   if (::fdatasync(fd) != 0) {
     const int err = errno;
@@ -30,26 +33,31 @@ void Evict(const std::string& path) {
   if (rc != 0) throw SysError("posix_fadvise", path, rc);
 }
 
-}  // namespace
+void DropAllCaches() {
+  ::sync();
+  const char* path = "/proc/sys/vm/drop_caches";
+  const int fd = CheckSys(::open(path, O_WRONLY | O_CLOEXEC), "open", path);
+  const ssize_t n = ::write(fd, "3\n", 2);
+  const int err = errno;
+  ::close(fd);
+  if (n != 2) throw SysError("write", path, err);
+}
+
+namespace engine {
 
 nlohmann::json ApplyCacheMode(const std::string& mode, const std::vector<std::string>& files,
                               bool quiet) {
   nlohmann::json out = {{"mode", mode}, {"files", files.size()}};
   out["cached_bytes_before"] = CachedTotal(files);
   if (mode == "cold") {
-    for (const auto& f : files) Evict(f);
+    for (const auto& f : files) EvictFromPageCache(f);
   } else if (mode == "drop") {
     if (!quiet) fmt::print(stderr, "iomimic: sync; echo 3 > /proc/sys/vm/drop_caches\n");
-    ::sync();
-    const char* path = "/proc/sys/vm/drop_caches";
-    const int fd = CheckSys(::open(path, O_WRONLY | O_CLOEXEC), "open", path);
-    const ssize_t n = ::write(fd, "3\n", 2);
-    const int err = errno;
-    ::close(fd);
-    if (n != 2) throw SysError("write", path, err);
+    DropAllCaches();
   }
   out["cached_bytes_after"] = CachedTotal(files);
   return out;
 }
 
-}  // namespace iomimic::engine
+}  // namespace engine
+}  // namespace iomimic

@@ -61,18 +61,6 @@ Snapshot TakeSnapshot(std::vector<DeviceUse>* devices, bool after) {
   return {probes::ReadVmStat(), probes::ReadCpuTimes()};
 }
 
-// A run over 100,000 files must not write a 20 MB report: the summary
-// covers every file, the per-file list the first kMaxListedFiles.
-constexpr size_t kMaxListedFiles = 1000;
-void LimitListedFiles(nlohmann::json* layout) {
-  if (!layout->is_object() || !layout->contains("files")) return;
-  auto& files = (*layout)["files"];
-  const size_t total = files.size();
-  if (total > kMaxListedFiles) files.erase(files.begin() + kMaxListedFiles, files.end());
-  (*layout)["files_listed"] = files.size();
-  (*layout)["files_omitted"] = total - files.size();
-}
-
 // Tasks blocked on I/O and runnable tasks are gauges: sampled every
 // 100 ms over the measured phase, they tell an I/O-bound run (blocked > 0)
 // from a CPU-bound one (running > CPUs) better than the end value.
@@ -99,6 +87,8 @@ class GaugeSampler {
  private:
   uint64_t samples_ = 0, blocked_sum_ = 0, running_sum_ = 0, blocked_max_ = 0;
 };
+
+constexpr size_t kMaxListedFiles = 1000;
 
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -145,6 +135,17 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
                    : CheckReadable(e.path));
     } catch (const UsageError& err) {
       throw UsageError(fmt::format("option '{}.{}': {}", module_name, e.option, err.what()));
+    }
+  }
+
+  for (size_t i = 0; i < extras.size(); ++i) {
+    const std::string& ro = extra_canonical[i];
+    const bool inside = target == ro || target.rfind(ro + "/", 0) == 0;
+    if (!extras[i].writes && inside) {
+      throw UsageError(fmt::format(
+          "target '{}' lies inside '{}' (option '{}.{}'), which iomimic only reads and never "
+          "writes into",
+          target, ro, module_name, extras[i].option));
     }
   }
 
@@ -198,7 +199,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
       Prep prep(&shared);
       workload.Prepare(prep);
       if (!stop_->stop_requested()) {
-        result.cache = ApplyCacheMode(config_.cache, workload.Files(), config_.quiet);
+        result.cache = ApplyCacheMode(config_.cache, workload.CacheFiles(), config_.quiet);
       }
     } catch (...) {
       shared.Fail(ErrorFrom(std::current_exception(), "prepare", shared.run_dir, 0));
@@ -320,8 +321,8 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
 
   // --- evidence that needs the files, then cleanup ---
   try {
-    result.layout = probes::FileLayout(workload.Files(), shared.run_dir);
-    LimitListedFiles(&result.layout);
+    // A run over 100,000 files must not write a 20 MB report.
+    result.layout = probes::FileLayout(workload.Files(), shared.run_dir, kMaxListedFiles);
     result.module_report = workload.Report();
   } catch (...) {
     shared.Fail(ErrorFrom(std::current_exception(), "report", shared.run_dir, result.work_units));

@@ -143,6 +143,9 @@ void Worker::Deposit() {
 
 void Worker::Run(Workload& workload, std::latch& start) {
   start.arrive_and_wait();
+  // Without a warmup the phase is already "measure": what the module records
+  // before its first KeepRunning() (a walk, a set-up) is kept, not reset.
+  epoch_ = shared_->epoch.load(std::memory_order_acquire);
   try {
     workload.RunWorker(*this);
   } catch (...) {

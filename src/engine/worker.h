@@ -77,6 +77,8 @@ class Worker final : public WorkerContext {
     return SampleDeviceOf(path);
   }
   bool KeepRunning() override;
+  bool StopRequested() const override { return shared_->stop->stop_requested(); }
+  bool SleepUntil(uint64_t when_ns) override;
 
   // The thread's body: waits at the start barrier, runs the module.
   void Run(Workload& workload, std::latch& start);
@@ -88,7 +90,6 @@ class Worker final : public WorkerContext {
 
  private:
   bool WaitForSlot();
-  bool SleepUntil(uint64_t when_ns);
   uint64_t NextBurstStart(uint64_t t) const;
   void Deposit();
 

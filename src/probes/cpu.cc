@@ -64,6 +64,11 @@ CpuTimes ReadCpuTimes() {
     t.process_minflt = static_cast<uint64_t>(ru.ru_minflt);
     t.process_majflt = static_cast<uint64_t>(ru.ru_majflt);
   }
+  rusage children {};
+  if (::getrusage(RUSAGE_CHILDREN, &children) == 0) {
+    t.children_user_s = Seconds(children.ru_utime);
+    t.children_sys_s = Seconds(children.ru_stime);
+  }
   return t;
 }
 
@@ -97,6 +102,8 @@ json CpuDelta(const CpuTimes& before, const CpuTimes& after) {
       {"sys_s", after.process_sys_s - before.process_sys_s},
       {"minor_faults", Sub(after.process_minflt, before.process_minflt)},
       {"major_faults", Sub(after.process_majflt, before.process_majflt)},
+      {"children_user_s", after.children_user_s - before.children_user_s},
+      {"children_sys_s", after.children_sys_s - before.children_sys_s},
   };
   return out;
 }

@@ -61,7 +61,8 @@ std::string Describe(const std::exception_ptr& error) {
 
 }  // namespace
 
-json FileLayout(const std::vector<std::string>& files, const std::string& base) {
+json FileLayout(const std::vector<std::string>& files, const std::string& base,
+               size_t max_listed) {
   json list = json::array();
   uint64_t mapped = 0, errors = 0, extents_total = 0, extents_max = 0, runs_total = 0;
   std::optional<uint64_t> min_extent;
@@ -106,7 +107,7 @@ json FileLayout(const std::vector<std::string>& files, const std::string& base) 
       f["unwritten_extents"] = s.unwritten;
       f["error"] = nullptr;
     }
-    list.push_back(std::move(f));
+    if (list.size() < max_listed) list.push_back(std::move(f));
   }
   // Figures over the files that could be mapped; "errors" says how many could not.
   json summary = {
@@ -120,7 +121,11 @@ json FileLayout(const std::vector<std::string>& files, const std::string& base) 
       {"min_extent_bytes", min_extent ? json(*min_extent) : json(nullptr)},
       {"contiguous_runs_total", mapped ? json(runs_total) : json(nullptr)},
   };
-  return {{"files", std::move(list)}, {"summary", std::move(summary)}};
+  const size_t listed = list.size();
+  return {{"files", std::move(list)},
+          {"files_listed", listed},
+          {"files_omitted", files.size() - listed},
+          {"summary", std::move(summary)}};
 }
 
 }  // namespace iomimic::probes

@@ -77,6 +77,8 @@ struct CpuTimes {
   uint64_t procs_blocked = 0;  // gauge at read time
   uint64_t procs_running = 0;  // gauge at read time
   double process_user_s = 0, process_sys_s = 0;  // this process (RUSAGE_SELF)
+  // Children waited for (RUSAGE_CHILDREN): forked jobs of a module.
+  double children_user_s = 0, children_sys_s = 0;
   uint64_t process_minflt = 0, process_majflt = 0;
 };
 CpuTimes ReadCpuTimes();
@@ -97,7 +99,11 @@ std::optional<uint64_t> CachedBytes(const std::string& path);
 //              "min_extent_bytes", "contiguous_runs_total"}}
 // "contiguous_runs" counts extents after merging the ones that are physically
 // adjacent (what a reader of the disk would see as one seek-free run).
-// Paths are reported relative to `base` when they lie under it.
-nlohmann::json FileLayout(const std::vector<std::string>& files, const std::string& base);
+// Paths are reported relative to `base` when they lie under it. Only the
+// first `max_listed` files are listed one by one ("files_listed",
+// "files_omitted"); the summary covers every file, so 100,000 files cost
+// no per-file memory.
+nlohmann::json FileLayout(const std::vector<std::string>& files, const std::string& base,
+                          size_t max_listed = SIZE_MAX);
 
 }  // namespace iomimic::probes

@@ -20,6 +20,7 @@ double PerSecond(double amount, double seconds) { return seconds > 0 ? amount / 
 // average request sizes and amplification when known.
 std::vector<std::pair<std::string, double>> Headline(const engine::RunResult& r) {
   std::vector<std::pair<std::string, double>> f;
+  f.emplace_back("duration_s", r.duration_s);
   f.emplace_back(r.work_unit + "_per_s",
                  PerSecond(static_cast<double>(r.work_units), r.duration_s));
   f.emplace_back("bytes_per_s",
@@ -40,6 +41,14 @@ std::vector<std::pair<std::string, double>> Headline(const engine::RunResult& r)
     for (const char* k : {"read", "write"}) {
       if (ratio.contains(k) && ratio[k].is_number()) {
         f.emplace_back(std::string("device.bytes_per_app_byte.") + k, ratio[k].get<double>());
+      }
+    }
+  }
+  if (r.cpu.is_object()) {
+    for (const char* k : {"user_pct", "system_pct", "iowait_pct", "idle_pct",
+                          "procs_blocked_mean"}) {
+      if (r.cpu.contains(k) && r.cpu[k].is_number()) {
+        f.emplace_back(std::string("cpu.") + k, r.cpu[k].get<double>());
       }
     }
   }

@@ -48,6 +48,11 @@ int Main(int argc, char** argv) {
   } catch (const UsageError& e) {
     fmt::print(stderr, "iomimic: error: {}\n", e.what());
     return 2;
+  } catch (const std::exception& e) {
+    // Not a bad input and not a run's own failure (those become reports):
+    // say it and fail, never abort.
+    fmt::print(stderr, "iomimic: error: {}\n", e.what());
+    return 1;
   }
 }
 

@@ -68,6 +68,10 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
     }
   }
   const engine::RunResult& last = results.back();
+  if (last.error && !cli.quiet) {
+    fmt::print(stderr, "iomimic: run failed in {}: {} {}: {}\n", last.error->phase,
+               last.error->op, last.error->path, last.error->message);
+  }
   nlohmann::json json = report::ToJson(last);
   if (cli.repeat > 1) json["repeats"] = report::SummarizeRepeats(results);
 

@@ -158,7 +158,15 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   result.clock_source = stats::ClockSource();
   result.clock_read_ns = stats::ClockReadCostNs();
 
-  shared.run_dir = CreateRunDir(target, module_name);
+  try {
+    shared.run_dir = CreateRunDir(target, module_name);
+  } catch (...) {
+    // No inode, a dead filesystem: nothing was created, nothing to clean.
+    result.error = ErrorFrom(std::current_exception(), "prepare", target, 0);
+    result.status = "failed";
+    result.signal = stop_->signal();
+    return result;
+  }
   result.run_dir = shared.run_dir;
   std::vector<std::string> created = {shared.run_dir};
   try {
@@ -333,7 +341,11 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
       try {
         RemoveRunDir(dir);
       } catch (...) {
-        shared.Fail(ErrorFrom(std::current_exception(), "cleanup", dir, result.work_units));
+        // Kept apart as well: after an earlier error, the report must still
+        // say that files were left behind.
+        RunError e = ErrorFrom(std::current_exception(), "cleanup", dir, result.work_units);
+        if (!result.cleanup_error) result.cleanup_error = e;
+        shared.Fail(std::move(e));
       }
     }
   }

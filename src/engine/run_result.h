@@ -29,6 +29,9 @@ struct RunResult {
   std::string work_unit;  // "cycles", "updates", ...
   std::string status = "failed";  // complete | interrupted | failed
   std::optional<RunError> error;
+  // A failure to remove a run directory, even when an earlier error is the
+  // run's `error`: files were left behind.
+  std::optional<RunError> cleanup_error;
   int signal = 0;  // the signal that interrupted the run, if any
 
   std::string started_at;    // ISO 8601 UTC

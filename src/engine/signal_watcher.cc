@@ -4,10 +4,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 
 namespace iomimic::engine {
 namespace {
+
+std::atomic<const char*> pending_temp_file{nullptr};
 
 // SIGUSR2 is ours: the destructor sends it to wake the watcher thread.
 sigset_t WatchedSignals() {
@@ -20,6 +23,8 @@ sigset_t WatchedSignals() {
 }
 
 }  // namespace
+
+void SetPendingTempFile(const char* path) { pending_temp_file.store(path); }
 
 SignalWatcher::SignalWatcher(StopSource* stop) : stop_(stop) {
   sigset_t set = WatchedSignals();
@@ -46,6 +51,7 @@ void SignalWatcher::Loop() {
     } else {
       static const char kMsg[] = "iomimic: second signal, exiting now\n";
       (void)!::write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
+      if (const char* tmp = pending_temp_file.load()) ::unlink(tmp);
       ::_exit(1);
     }
   }

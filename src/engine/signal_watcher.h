@@ -14,6 +14,11 @@
 
 namespace iomimic::engine {
 
+// The temporary file a report is being written to, or nullptr. A second
+// signal unlinks it before exiting, so no FILE.tmp.PID is left behind. The
+// caller keeps the string alive until it clears it.
+void SetPendingTempFile(const char* path);
+
 class SignalWatcher {
  public:
   explicit SignalWatcher(StopSource* stop);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/signal_watcher.h"
 #include "iomimic/status.h"
 #include "report/reporters.h"
 
@@ -10,6 +11,11 @@ namespace iomimic::report {
 
 void WriteFileAtomically(const std::string& path, const std::string& content) {
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  // A second signal while this runs removes the temporary (and exits).
+  engine::SetPendingTempFile(tmp.c_str());
+  struct Clear {
+    ~Clear() { engine::SetPendingTempFile(nullptr); }
+  } clear;
   const int fd = CheckSys(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644),
                           "open", tmp);
   size_t done = 0;

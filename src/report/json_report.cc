@@ -20,13 +20,13 @@ nlohmann::json ToJson(const engine::RunResult& r) {
   j["module"] = r.module;
   j["started_at"] = r.started_at;
   j["status"] = r.status;
-  if (r.error) {
-    j["error"] = {{"phase", r.error->phase},   {"op", r.error->op},
-                  {"path", r.error->path},     {"errno", r.error->err},
-                  {"message", r.error->message}, {"ops_before", r.error->ops_before}};
-  } else {
-    j["error"] = nullptr;
-  }
+  auto error_json = [](const std::optional<engine::RunError>& e) -> nlohmann::json {
+    if (!e) return nullptr;
+    return {{"phase", e->phase}, {"op", e->op},           {"path", e->path},
+            {"errno", e->err},   {"message", e->message}, {"ops_before", e->ops_before}};
+  };
+  j["error"] = error_json(r.error);
+  j["cleanup_error"] = error_json(r.cleanup_error);
   j["signal"] = r.signal == 0 ? nlohmann::json(nullptr) : nlohmann::json(r.signal);
   j["run_dir"] = r.run_dir;
   j["run_dir_kept"] = r.run_dir_kept;

@@ -135,7 +135,12 @@ std::string RenderText(const engine::RunResult& r) {
     out += fmt::format("{}:\n", r.module);
     ModuleLines(r.module_report, "", &out);
   }
-  out += fmt::format("run directory {} {}\n", r.run_dir, r.run_dir_kept ? "kept" : "removed");
+  if (r.cleanup_error) {
+    out += fmt::format("run directory {} NOT removed: {} {}: {}\n", r.run_dir,
+                       r.cleanup_error->op, r.cleanup_error->path, r.cleanup_error->message);
+  } else if (!r.run_dir.empty()) {
+    out += fmt::format("run directory {} {}\n", r.run_dir, r.run_dir_kept ? "kept" : "removed");
+  }
   return out;
 }
 

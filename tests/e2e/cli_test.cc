@@ -213,12 +213,9 @@ TEST(Cli, SymlinkToRootRefused) {
   EXPECT_NE(r.err.find("'/'"), std::string::npos) << r.err;
 }
 
-// Known bug (reported, not yet fixed in src/engine/engine.cc): the run
-// directory is created outside the engine's error handling, so a target
-// with free blocks but no free inode (mkdtemp: ENOSPC) ends the process
-// with an uncaught SysError (std::terminate, SIGABRT, exit 134) instead of
-// a failed run (exit 1, a report) or a refusal (exit 2). Enable once fixed.
-TEST(Cli, DISABLED_TargetWithoutFreeInodesFailsCleanly) {
+// A target with free blocks but no free inode: mkdtemp of the run directory
+// fails with ENOSPC. That is a failed run (exit 1, a report), not an abort.
+TEST(Cli, TargetWithoutFreeInodesFailsCleanly) {
   IOMIMIC_REQUIRE_LOOP_FS("ext4");
   auto fs = LoopFs::Create("ext4", 256ull << 20, "-N 16");
   const std::string fill = fs->mount_point() + "/fill";

@@ -135,7 +135,9 @@ void Updater::ViaPread(int fd, const std::string& path, const PassPlan& plan, Re
                                    {l.pdp_prep_offset(), l.pdp_prep_bytes()},
                                    {l.cdp_prep_offset(), l.cdp_prep_bytes()},
                                    {l.rra_ptr_offset(), l.rra_ptr_bytes()}};
-  for (const auto& [off, len] : sections) {
+  for (const auto& section : sections) {
+    // Plain locals: clang 14 (the fuzz build) cannot capture a structured binding.
+    const uint64_t off = section[0], len = section[1];
     Timed(rec, kPwriteHeader, len, [&] {
       PwriteExact(fd, header_.data() + off, len, off, "pwrite_header", path);
     });

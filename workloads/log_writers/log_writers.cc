@@ -72,7 +72,7 @@ struct alignas(64) ThreadTotals {
 
 // The footprint bound of a run limited only by --duration: above the
 // fastest a thread appended 1 KiB records here (buffered, no think time:
-// 130-190 MiB/s, README). An estimate, not a guarantee: much larger
+// 170-220 MiB/s, README). An estimate, not a guarantee: much larger
 // records copy faster, and ENOSPC then stops the run cleanly.
 constexpr double kMaxAppendBytesPerThreadPerS = 256.0 * (1 << 20);
 // What the space check assumes of a run with neither --ops nor --duration.

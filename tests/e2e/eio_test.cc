@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/faulty_fs.h"
+#include "support/loop_fs.h"
 #include "support/run_binary.h"
 
 namespace iomimic::test {
@@ -26,18 +27,6 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-// Entries of `dir` but lost+found; -1 when it cannot be read.
-int Entries(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return -1;
-  int n = 0;
-  while (dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != ".." && name != "lost+found") ++n;
-  }
-  ::closedir(d);
-  return n;
-}
 
 // The run directory's name under `dir` ("" when none).
 std::string RunDirIn(const std::string& dir) {
@@ -121,7 +110,7 @@ TEST_F(Eio, WriteErrorsStopTheRunWithEio) {
   // Removing the run directory only changes cached metadata while the
   // journal lives: it succeeds although the disk can no longer be written
   // (the removal never reaches the dead disk, nor does anything else).
-  EXPECT_EQ(Entries(fs_->mount_point()), 0) << "the run directory must be gone";
+  EXPECT_EQ(CountEntries(fs_->mount_point()), 0) << "the run directory must be gone";
 }
 
 // Reads fail: the fill's first store into each page of a file whose cache
@@ -159,7 +148,7 @@ TEST_F(Eio, ReadErrorOnPageInIsASigbusOfTheFill) {
   // EIO is what the report should say once the cause is recovered.
   const int err = j["error"]["errno"].get<int>();
   EXPECT_TRUE(err == EIO || err == EFAULT) << j["error"].dump();
-  EXPECT_EQ(Entries(fs_->mount_point()), 0) << "the run directory must be gone";
+  EXPECT_EQ(CountEntries(fs_->mount_point()), 0) << "the run directory must be gone";
 }
 
 // The disk dies and ext4 aborts its journal while the run goes on
@@ -207,7 +196,7 @@ TEST_F(Eio, DeadFilesystemStopsTheRun) {
   EXPECT_TRUE(err == EROFS || err == EIO || err == EFAULT) << j["error"].dump();
   EXPECT_EQ(j["run_dir"], run_dir);
   // The run directory stays: unlink fails with EROFS on the dead filesystem.
-  EXPECT_EQ(Entries(fs_->mount_point()), 1);
+  EXPECT_EQ(CountEntries(fs_->mount_point()), 1);
 }
 
 // When the run already failed, a failure to remove the run directory
@@ -224,7 +213,7 @@ TEST_F(Eio, CleanupFailureAfterAnEarlierErrorIsReported) {
   ASSERT_FALSE(r.timed_out);
   const json j = ReadJson(report_);
   ASSERT_TRUE(j.is_object());
-  ASSERT_EQ(Entries(fs_->mount_point()), 1);
+  ASSERT_EQ(CountEntries(fs_->mount_point()), 1);
   // Somewhere the report must say that removing the run directory failed.
   const std::string text = j.dump();
   EXPECT_NE(text.find("\"cleanup\""), std::string::npos) << j.dump(2);

@@ -32,17 +32,6 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-int Entries(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return -1;
-  int n = 0;
-  while (dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != ".." && name != "lost+found") ++n;
-  }
-  ::closedir(d);
-  return n;
-}
 
 // Names in `dir` that start with `prefix`.
 std::vector<std::string> Named(const std::string& dir, const std::string& prefix) {
@@ -114,7 +103,7 @@ class OneSignal : public ::testing::TestWithParam<int> {
     EXPECT_EQ(j["status"], "interrupted") << j["error"].dump();
     EXPECT_EQ(j["signal"], GetParam());
     EXPECT_TRUE(j["error"].is_null()) << j["error"].dump();
-    EXPECT_EQ(Entries(target), 0) << "the run directory must be gone";
+    EXPECT_EQ(CountEntries(target), 0) << "the run directory must be gone";
     return j;
   }
 

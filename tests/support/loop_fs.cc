@@ -1,5 +1,7 @@
 #include "support/loop_fs.h"
 
+#include <dirent.h>
+
 #include <fcntl.h>
 #include <linux/blkpg.h>
 #include <linux/loop.h>
@@ -319,6 +321,18 @@ std::string LoopFsUnavailableReason(const std::string& fs_type) {
     reason = "the kernel has no " + fs_type + " support (/proc/filesystems, no modules)";
   }
   return reason;
+}
+
+int CountEntries(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return -1;
+  int n = 0;
+  while (dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != ".." && name != "lost+found") ++n;
+  }
+  ::closedir(d);
+  return n;
 }
 
 }  // namespace iomimic::test

@@ -80,6 +80,10 @@ class LoopFs {
 // Why loop filesystems cannot be used here ("" when they can): not root,
 // no /dev/loop-control, losetup or mount missing.
 std::string LoopUnavailableReason();
+
+// Entries of `dir` except ".", ".." and lost+found; -1 when it cannot be
+// read. "The run directory is gone" is CountEntries(target) == 0.
+int CountEntries(const std::string& dir);
 inline bool CanMountLoop() { return LoopUnavailableReason().empty(); }
 
 // As LoopUnavailableReason(), and also "" only when mkfs for `fs_type` exists.

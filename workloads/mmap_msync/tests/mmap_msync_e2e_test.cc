@@ -22,17 +22,6 @@ namespace {
 
 using nlohmann::json;
 
-int Entries(const std::string& dir) {
-  int n = 0;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return -1;
-  while (dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != ".." && name != "lost+found") ++n;
-  }
-  ::closedir(d);
-  return n;
-}
 
 json ReadJson(const std::string& path) {
   std::ifstream in(path);
@@ -100,7 +89,7 @@ TEST_P(MmapMsyncOnFs, ReportsOpsDeviceAndLayoutAndCleansUp) {
   EXPECT_TRUE(j["vmstat"].contains("pgfault"));
   EXPECT_EQ(j["module_report"]["file_bytes"], 4u << 20);
 
-  EXPECT_EQ(Entries(fs_->mount_point()), 0) << "the run directory must be gone";
+  EXPECT_EQ(CountEntries(fs_->mount_point()), 0) << "the run directory must be gone";
 }
 
 TEST_P(MmapMsyncOnFs, PreallocWriteLeavesNoHoles) {
@@ -153,7 +142,7 @@ TEST(MmapMsync, SigbusOnFullFilesystemIsAnErrorOfTheRun) {
   EXPECT_EQ(j["error"]["op"], "fill (SIGBUS)");
   EXPECT_EQ(j["error"]["path"], "data.db");
   EXPECT_EQ(j["error"]["phase"], "measure");
-  EXPECT_EQ(Entries(fs->mount_point()), 0) << "the run directory must be gone";
+  EXPECT_EQ(CountEntries(fs->mount_point()), 0) << "the run directory must be gone";
 }
 
 TEST(MmapMsync, SigintStopsCleanlyWithInterruptedReport) {
@@ -166,10 +155,10 @@ TEST(MmapMsync, SigintStopsCleanlyWithInterruptedReport) {
            "--format=none"});
   // Wait for the run directory to exist: the run is under way.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (Entries(fs->mount_point()) == 0 && std::chrono::steady_clock::now() < give_up) {
+  while (CountEntries(fs->mount_point()) == 0 && std::chrono::steady_clock::now() < give_up) {
     std::this_thread::yield();
   }
-  ASSERT_EQ(Entries(fs->mount_point()), 1);
+  ASSERT_EQ(CountEntries(fs->mount_point()), 1);
   p.Signal(SIGINT);
   auto r = p.Wait();
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -177,7 +166,7 @@ TEST(MmapMsync, SigintStopsCleanlyWithInterruptedReport) {
   ::unlink(report.c_str());
   EXPECT_EQ(j["status"], "interrupted");
   EXPECT_EQ(j["signal"], SIGINT);
-  EXPECT_EQ(Entries(fs->mount_point()), 0) << "the run directory must be gone";
+  EXPECT_EQ(CountEntries(fs->mount_point()), 0) << "the run directory must be gone";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/cache_control.h"
 #include "engine/interval_series.h"
@@ -110,6 +111,12 @@ void CheckConfig(const EngineConfig& c) {
 
 }  // namespace
 
+// One line per phase on stderr: a user watching a long prepare knows what
+// it does, and scripts (and the signal tests) can wait for a phase.
+void Engine::Announce(const std::string& what) const {
+  if (!config_.quiet) fmt::print(stderr, "iomimic: {}\n", what);
+}
+
 RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   CheckConfig(config_);
   Shared shared;
@@ -203,6 +210,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
 
   // --- prepare (untimed), then the page cache as asked ---
   if (!shared.error) {
+    Announce(fmt::format("prepare: creating the files in {}", shared.run_dir));
     try {
       Prep prep(&shared);
       workload.Prepare(prep);
@@ -232,6 +240,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     }
     const auto all_finished = [&] { return shared.finished.load() == shared.settings.threads; };
     auto begin_measure = [&] {
+      Announce("measure");
       before = TakeSnapshot(&devices, false);
       shared.measure_start_ns.store(NowNs());
       shared.epoch.store(kMeasureEpoch, std::memory_order_release);
@@ -337,6 +346,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   }
   result.run_dir_kept = config_.keep;
   if (!config_.keep) {
+    Announce(fmt::format("cleanup: removing {}", fmt::join(created, ", ")));
     for (const std::string& dir : created) {
       try {
         RemoveRunDir(dir);

@@ -63,6 +63,8 @@ class Engine {
   RunResult Run(const std::string& module_name, Workload& workload);
 
  private:
+  void Announce(const std::string& what) const;
+
   EngineConfig config_;
   StopSource* stop_;
 };

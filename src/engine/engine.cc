@@ -14,6 +14,8 @@
 #include "engine/cache_control.h"
 #include "engine/interval_series.h"
 #include "engine/run_dir.h"
+#include "engine/signal_watcher.h"
+#include "engine/tunings.h"
 #include "engine/worker.h"
 #include "iomimic/status.h"
 #include "probes/probes.h"
@@ -109,6 +111,38 @@ void CheckConfig(const EngineConfig& c) {
   }
 }
 
+// While it lives, a second signal restores the tunings before the process
+// ends; destroyed before the tunings it names.
+class ExitHookScope {
+ public:
+  explicit ExitHookScope(Tunings& tunings) : active_(!tunings.empty()) {
+    if (active_) SetExitHook([&tunings] { tunings.Restore(/*quiet=*/false); });
+  }
+  ~ExitHookScope() {
+    if (active_) ClearExitHook();
+  }
+  ExitHookScope(const ExitHookScope&) = delete;
+  ExitHookScope& operator=(const ExitHookScope&) = delete;
+
+ private:
+  bool active_;
+};
+
+// Puts the settings back and says so in the result; a setting left changed
+// fails the run (restore_error), whatever else happened.
+void RestoreTunings(Tunings* tunings, bool quiet, RunResult* result) {
+  if (tunings->empty()) return;
+  tunings->Restore(quiet);
+  result->tunings = tunings->Report();
+  if (!tunings->restore_failed()) return;
+  for (const nlohmann::json& t : result->tunings) {
+    if (!t.contains("error")) continue;
+    result->restore_error = RunError{"restore", "write", t["path"], t["errno"], t["error"],
+                                     result->work_units};
+    break;
+  }
+}
+
 }  // namespace
 
 // One line per phase on stderr: a user watching a long prepare knows what
@@ -156,6 +190,17 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     }
   }
 
+  // The last refusals (a setting the kernel does not offer, or refuses) come
+  // from the tunings; from here on every change is undone, whatever happens.
+  std::vector<TuningRequest> requests;
+  if (std::string why = ParseTunings(config_.tune, &requests); !why.empty()) {
+    throw UsageError(fmt::format("option 'tune': {}", why));
+  }
+  Tunings tunings;
+  tunings.Resolve(requests, target);
+  tunings.Apply(config_.quiet);
+  ExitHookScope restore_on_second_signal(tunings);
+
   RunResult result;
   result.module = module_name;
   result.work_unit = workload.WorkUnit();
@@ -172,6 +217,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     result.error = ErrorFrom(std::current_exception(), "prepare", target, 0);
     result.status = "failed";
     result.signal = stop_->signal();
+    RestoreTunings(&tunings, config_.quiet, &result);
     return result;
   }
   result.run_dir = shared.run_dir;
@@ -360,6 +406,8 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     }
   }
   for (size_t i = 1; i < created.size(); ++i) result.extra_run_dirs.push_back(created[i]);
+  RestoreTunings(&tunings, config_.quiet, &result);
+  if (result.restore_error) shared.Fail(*result.restore_error);
 
   result.error = shared.error;
   result.signal = stop_->signal();

@@ -49,6 +49,9 @@ struct EngineConfig {
   // Refuse a run whose footprint would not fit. Off only to reproduce a full
   // filesystem on purpose (ENOSPC, SIGBUS on a store into a hole).
   bool space_check = true;
+  // System settings changed for the run and restored afterwards:
+  // "queue.read_ahead_kb=4096,vm.dirty_ratio=5" (engine/tunings.h).
+  std::string tune;
 };
 
 // Binds the engine's options (no section: --threads, threads = ...).

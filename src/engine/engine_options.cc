@@ -1,6 +1,7 @@
 #include <cstdlib>
 
 #include "engine/engine.h"
+#include "engine/tunings.h"
 
 namespace iomimic::engine {
 
@@ -46,6 +47,14 @@ void DeclareEngineOptions(OptionSet& options, EngineConfig* config) {
   options.Flag("space_check", &config->space_check,
                "refuse a run whose footprint + min_free exceeds the free space; false only to "
                "reproduce a full filesystem on purpose");
+  options.Text("tune", &config->tune,
+               "system settings for the run, restored afterwards (also after a failure or a "
+               "signal): NAME=VALUE[,NAME=VALUE...], NAME one of " + TunableNames() +
+                   "; queue.* is the target's disk; root only",
+               [](const std::string& v) {
+                 std::vector<TuningRequest> parsed;
+                 return ParseTunings(v, &parsed);
+               });
 }
 
 }  // namespace iomimic::engine

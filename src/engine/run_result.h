@@ -33,6 +33,10 @@ struct RunResult {
   // run's `error`: files were left behind.
   std::optional<RunError> cleanup_error;
   int signal = 0;  // the signal that interrupted the run, if any
+  // --tune: each setting before, as set, and whether it was put back.
+  nlohmann::json tunings = nlohmann::json::array();
+  // A setting that could not be restored: the machine was left changed.
+  std::optional<RunError> restore_error;
 
   std::string started_at;    // ISO 8601 UTC
   std::string command_line;

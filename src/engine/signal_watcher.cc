@@ -6,11 +6,17 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
 
 namespace iomimic::engine {
 namespace {
 
 std::atomic<const char*> pending_temp_file{nullptr};
+
+// Held by the watcher from the hook's start until _exit: ClearExitHook()
+// cannot return while the hook still runs.
+std::mutex exit_hook_mu;
+std::function<void()> exit_hook;  // guarded by exit_hook_mu
 
 // SIGUSR2 is ours: the destructor sends it to wake the watcher thread.
 sigset_t WatchedSignals() {
@@ -25,6 +31,13 @@ sigset_t WatchedSignals() {
 }  // namespace
 
 void SetPendingTempFile(const char* path) { pending_temp_file.store(path); }
+
+void SetExitHook(std::function<void()> hook) {
+  std::lock_guard<std::mutex> lock(exit_hook_mu);
+  exit_hook = std::move(hook);
+}
+
+void ClearExitHook() { SetExitHook(nullptr); }
 
 SignalWatcher::SignalWatcher(StopSource* stop) : stop_(stop) {
   sigset_t set = WatchedSignals();
@@ -52,6 +65,8 @@ void SignalWatcher::Loop() {
       static const char kMsg[] = "iomimic: second signal, exiting now\n";
       (void)!::write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
       if (const char* tmp = pending_temp_file.load()) ::unlink(tmp);
+      exit_hook_mu.lock();  // never unlocked: the process ends here
+      if (exit_hook) exit_hook();
       ::_exit(1);
     }
   }

@@ -8,6 +8,7 @@
 // 1 (reports are renamed into place, so none is ever half-written).
 #pragma once
 
+#include <functional>
 #include <thread>
 
 #include "engine/stop_source.h"
@@ -18,6 +19,14 @@ namespace iomimic::engine {
 // signal unlinks it before exiting, so no FILE.tmp.PID is left behind. The
 // caller keeps the string alive until it clears it.
 void SetPendingTempFile(const char* path);
+
+// Work a second signal must still do before the process ends: putting back
+// the system settings the run changed. The hook runs on the watcher's
+// thread, possibly while the main thread uses the same object, so it must
+// be thread-safe (Tunings::Restore is). ClearExitHook() waits for a hook
+// that is running; afterwards the hook is never called.
+void SetExitHook(std::function<void()> hook);
+void ClearExitHook();
 
 class SignalWatcher {
  public:

@@ -27,6 +27,8 @@ nlohmann::json ToJson(const engine::RunResult& r) {
   };
   j["error"] = error_json(r.error);
   j["cleanup_error"] = error_json(r.cleanup_error);
+  j["restore_error"] = error_json(r.restore_error);
+  j["tunings"] = r.tunings;
   j["signal"] = r.signal == 0 ? nlohmann::json(nullptr) : nlohmann::json(r.signal);
   j["run_dir"] = r.run_dir;
   j["run_dir_kept"] = r.run_dir_kept;

@@ -135,6 +135,12 @@ std::string RenderText(const engine::RunResult& r) {
     out += fmt::format("{}:\n", r.module);
     ModuleLines(r.module_report, "", &out);
   }
+  for (const nlohmann::json& t : r.tunings) {
+    if (t["value"].is_null()) continue;  // restored only because a linked setting changed
+    out += fmt::format("tuned {} = {} for the run (was {}): {}\n", t["name"].get<std::string>(),
+                       t["value"].get<std::string>(), t["before"].get<std::string>(),
+                       t["restored"].get<bool>() ? "restored" : "NOT RESTORED");
+  }
   if (r.cleanup_error) {
     out += fmt::format("run directory {} NOT removed: {} {}: {}\n", r.run_dir,
                        r.cleanup_error->op, r.cleanup_error->path, r.cleanup_error->message);

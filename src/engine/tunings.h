@@ -1,0 +1,101 @@
+// System settings a run changes on request (--tune) and always puts back.
+//
+// A tuning names a setting and a value: "queue.read_ahead_kb=4096" is
+// /sys/block/<the target's disk>/queue/read_ahead_kb, "vm.dirty_ratio=5" is
+// /proc/sys/vm/dirty_ratio, "thp.enabled=never" is
+// /sys/kernel/mm/transparent_hugepage/enabled. Only the settings in the
+// table of tunings.cc are accepted: each is one the stories turn, and one
+// that can be read back and restored exactly.
+//
+// Life of a run's tunings: Parse (option syntax, exit 2) -> Resolve (the
+// target's device, the files exist, the value is one the kernel offers;
+// nothing written, exit 2) -> Apply (each change printed; a value the
+// kernel refuses undoes what was applied and is a usage error) -> Restore
+// (the values read before, written back and read again to prove it).
+//
+// Settings the kernel links are restored as a group: switching the I/O
+// scheduler resets nr_requests, so the scheduler is applied and restored
+// first and nr_requests is always restored after it; vm.dirty_bytes and
+// vm.dirty_ratio exclude each other (writing one zeroes the other, and 0
+// cannot be written to dirty_bytes), so the one that was in force before
+// is the one written back. The background pair likewise.
+//
+// Thread-safety: Restore() may be called from the signal watcher's thread
+// while the main thread runs or restores; it is serialised and idempotent.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace iomimic::engine {
+
+struct TuningRequest {
+  std::string name;   // "queue.read_ahead_kb"
+  std::string value;  // "4096"
+};
+
+// Parses the --tune option: NAME=VALUE[,NAME=VALUE...]. Returns "" and
+// fills `out`, or the reason (without the option name). Unknown names,
+// malformed values and a name given twice are refused.
+std::string ParseTunings(const std::string& text, std::vector<TuningRequest>* out);
+
+// The names --tune accepts, for the help text and error messages.
+std::string TunableNames();
+
+class Tunings {
+ public:
+  Tunings() = default;
+  Tunings(const Tunings&) = delete;
+  Tunings& operator=(const Tunings&) = delete;
+  // Restores whatever is still applied.
+  ~Tunings();
+
+  // Finds every file and reads its current value. Throws UsageError naming
+  // the option when a tuning cannot be applied here (not root, the target
+  // has no block device, the kernel does not offer the value). Writes
+  // nothing.
+  void Resolve(const std::vector<TuningRequest>& requests, const std::string& target);
+
+  // Writes the requested values, one line each on stderr unless `quiet`.
+  // When the kernel refuses one, restores those already written and throws
+  // UsageError naming the setting, the value and the kernel's errno.
+  void Apply(bool quiet);
+
+  // Writes back every value read by Resolve() and reads it again. Never
+  // throws; a setting that could not be restored is in Report() and makes
+  // restore_failed() true. Later calls do nothing.
+  void Restore(bool quiet) noexcept;
+
+  bool empty() const { return entries_.empty(); }
+  bool restore_failed() const;
+  // [{name, path, before, value, applied, restored, error?}], one per file
+  // touched (a setting restored only because of a linked one has no value).
+  nlohmann::json Report() const;
+
+ private:
+  struct Entry {
+    std::string name;       // as the user wrote it, or the linked setting's name
+    std::string path;
+    bool selector = false;  // "a [b] c" files: the bracketed word is the value
+    std::string before;     // as read by Resolve()
+    std::string value;      // to write; "" for a setting only restored
+    // vm.dirty_bytes / dirty_ratio pairs: the partner and its value before.
+    std::string partner_path;
+    std::string partner_before;
+    bool applied = false;
+    bool restored = false;
+    std::string error;  // why it could not be restored
+    int err = 0;        // the errno of the failed write, 0 for a wrong read-back
+  };
+  void RestoreEntry(Entry& e) noexcept;
+
+  mutable std::mutex mu_;
+  std::vector<Entry> entries_;  // in the order they are applied and restored
+  bool restore_done_ = false;
+  std::string device_;  // the target's disk, for messages
+};
+
+}  // namespace iomimic::engine

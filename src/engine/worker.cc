@@ -84,8 +84,11 @@ bool Worker::KeepRunning() {
     Deposit();
   }
   if (epoch_ == kMeasureEpoch && shared_->settings.ops != 0) {
+    // Past the limit this thread stops, and only this one: others may hold
+    // the last claims while they sleep toward a paced slot, and a stop
+    // request would wake them into giving up a unit that was counted. Each
+    // finds the limit at its next claim; the run ends when all have.
     if (shared_->limited_units.fetch_add(1, std::memory_order_relaxed) >= shared_->settings.ops) {
-      shared_->stop->RequestStop();
       return false;
     }
   }

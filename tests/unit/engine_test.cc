@@ -70,6 +70,21 @@ TEST_F(EngineTest, OpLimitCountsExactlyAcrossThreads) {
   EXPECT_EQ(Entries(), 0) << "run directory not removed";
 }
 
+// Paced threads sleep toward their next slot holding a claim on the op
+// limit; the thread that finds the limit reached must not cut their sleep
+// short (it once did: 99 units of 100).
+TEST_F(EngineTest, OpLimitCountsExactlyWhenPacedThreadsSleep) {
+  EngineConfig c;
+  c.threads = 3;
+  c.duration_ns = 0;
+  c.ops = 60;
+  c.rate = 200;  // 5 ms apart per thread: most claims are held while sleeping
+  RunResult r = Run(c, {{"block_size", "512"}});
+  EXPECT_EQ(r.status, "complete");
+  EXPECT_EQ(r.work_units, 60u);
+  EXPECT_EQ(Op(r, "write").count, 60u);
+}
+
 TEST_F(EngineTest, WarmupIsNotMeasured) {
   EngineConfig c;
   c.threads = 2;

@@ -1,12 +1,15 @@
-// `iomimic run`: run the plan's workload (--repeat times) and render the
-// reports. Options were all validated by ParseRunArgs before anything is
+// `iomimic run`: run the plan's workload (--repeat times, for each value of
+// a --sweep) and render the reports. Options were all validated by ParseRunArgs before anything is
 // written.
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
 #include "cli/cli.h"
 #include "cli/run_options.h"
+#include "cli/sweep_plan.h"
 #include "engine/engine.h"
 #include "engine/signal_watcher.h"
 #include "iomimic/status.h"
@@ -30,31 +33,16 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-}  // namespace
-
-int RunCommand(const std::vector<std::string>& args, const std::string& command_line) {
-  RunPlan plan = ParseRunArgs(args);
-  if (plan.help) {
-    fmt::print("{}", RunHelpText());
-    return 0;
-  }
+// The plan's --repeat runs, stopping at the first that does not complete.
+std::vector<engine::RunResult> RunRepeats(const RunPlan& plan, engine::StopSource* stop,
+                                          const std::string& command_line) {
   const CliConfig& cli = plan.cli;
-  plan.engine.quiet = cli.quiet;
-  plan.engine.progress = !cli.quiet && ::isatty(STDERR_FILENO);
-
-  engine::StopSource stop;
-  engine::SignalWatcher signals(&stop);
-  engine::Engine engine(plan.engine, &stop);
-  if (!cli.quiet) {
-    fmt::print(stderr, "iomimic: running {}{} under {}{}\n", plan.module_name,
-               plan.default_run ? " (the built-in default workload)" : "", plan.engine.target,
-               cli.repeat > 1 ? fmt::format(", {} times", cli.repeat) : "");
-  }
+  engine::Engine engine(plan.engine, stop);
   std::vector<engine::RunResult> results;
   for (int64_t i = 0; i < cli.repeat; ++i) {
     if (i > 0) {
-      if (stop.signal() != 0) break;
-      stop.ResetForNextRun();
+      if (stop->signal() != 0) break;  // arrived between two runs
+      stop->ResetForNextRun();
     }
     std::unique_ptr<Workload> workload = MakeWorkload(plan);
     results.push_back(engine.Run(plan.module_name, *workload));
@@ -67,19 +55,89 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
                  report::OneLine(result));
     }
   }
-  const engine::RunResult& last = results.back();
+  return results;
+}
+
+// Every point of a sweep is checked (target, room, tunings) before the
+// first one runs: a refusal at point 3 must not come after points 1 and 2
+// have written files.
+void CheckSweep(const SweepPlan& sweep, engine::StopSource* stop) {
+  for (const SweepPoint& point : sweep.points) {
+    std::unique_ptr<Workload> workload = MakeWorkload(point.plan);
+    try {
+      engine::Engine(point.plan.engine, stop).Check(point.plan.module_name, *workload);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--sweep {}={}: {}", sweep.name, point.value, e.what()));
+    }
+  }
+}
+
+}  // namespace
+
+int RunCommand(const std::vector<std::string>& args, const std::string& command_line) {
+  RunPlan plan = ParseRunArgs(args);
+  if (plan.help) {
+    fmt::print("{}", RunHelpText());
+    return 0;
+  }
+  const CliConfig& cli = plan.cli;
+  SweepPlan sweep = PlanSweep(args, plan);
+  if (sweep.points.empty()) sweep.points.push_back({"", plan});
+  for (SweepPoint& point : sweep.points) {
+    point.plan.engine.quiet = cli.quiet;
+    point.plan.engine.progress = !cli.quiet && ::isatty(STDERR_FILENO);
+  }
+
+  engine::StopSource stop;
+  engine::SignalWatcher signals(&stop);
+  if (!sweep.name.empty()) CheckSweep(sweep, &stop);
+  if (!cli.quiet) {
+    fmt::print(stderr, "iomimic: running {}{} under {}{}{}\n", plan.module_name,
+               plan.default_run ? " (the built-in default workload)" : "", plan.engine.target,
+               cli.repeat > 1 ? fmt::format(", {} times", cli.repeat) : "",
+               sweep.name.empty() ? ""
+                                  : fmt::format(" for each of {} values of {}",
+                                                sweep.points.size(), sweep.name));
+  }
+  std::vector<report::SweepResults> points;
+  for (size_t i = 0; i < sweep.points.size(); ++i) {
+    if (i > 0) {
+      if (stop.signal() != 0 || points.back().runs.back().status != "complete") break;
+      stop.ResetForNextRun();
+    }
+    const SweepPoint& point = sweep.points[i];
+    if (!sweep.name.empty() && !cli.quiet) {
+      fmt::print(stderr, "iomimic: sweep {}={} ({}/{})\n", sweep.name, point.value, i + 1,
+                 sweep.points.size());
+    }
+    points.push_back({point.value, RunRepeats(point.plan, &stop, command_line)});
+  }
+  for (size_t i = points.size(); i < sweep.points.size(); ++i) {
+    points.push_back({sweep.points[i].value, {}});  // not run: the sweep stopped
+  }
+
+  const std::vector<engine::RunResult>* last_runs = &points.front().runs;
+  for (const auto& p : points) {
+    if (!p.runs.empty()) last_runs = &p.runs;
+  }
+  const engine::RunResult& last = last_runs->back();
   if (last.error && !cli.quiet) {
     fmt::print(stderr, "iomimic: run failed in {}: {} {}: {}\n", last.error->phase,
                last.error->op, last.error->path, last.error->message);
   }
   nlohmann::json json = report::ToJson(last);
-  if (cli.repeat > 1) json["repeats"] = report::SummarizeRepeats(results);
+  if (cli.repeat > 1) json["repeats"] = report::SummarizeRepeats(*last_runs);
+  if (!sweep.name.empty()) json["sweep"] = report::SummarizeSweep(sweep.name, points);
+  const bool complete = std::all_of(points.begin(), points.end(), [](const auto& p) {
+    return !p.runs.empty() && p.runs.back().status == "complete";
+  });
 
+  const auto csv = [&] {
+    return json.contains("sweep") ? report::RenderSweepCsv(json["sweep"]) : report::RenderCsv(last);
+  };
   bool written = true;
   if (!cli.output.empty()) {
-    written &= WriteOrSay(cli.output,
-                          EndsWith(cli.output, ".csv") ? report::RenderCsv(last)
-                                                       : json.dump(2) + "\n",
+    written &= WriteOrSay(cli.output, EndsWith(cli.output, ".csv") ? csv() : json.dump(2) + "\n",
                           "report");
   }
   if (!cli.series_output.empty()) {
@@ -88,13 +146,14 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
   if (cli.format == "text") {
     fmt::print("{}", report::RenderText(last));
     if (json.contains("repeats")) fmt::print("{}", report::RenderRepeatsText(json["repeats"]));
+    if (json.contains("sweep")) fmt::print("{}", report::RenderSweepText(json["sweep"]));
   } else if (cli.format == "json") {
     fmt::print("{}\n", json.dump(2));
   } else if (cli.format == "csv") {
-    fmt::print("{}", report::RenderCsv(last));
+    fmt::print("{}", csv());
   }
   std::fflush(stdout);
-  return written && last.status == "complete" ? 0 : 1;
+  return written && complete ? 0 : 1;
 }
 
 }  // namespace iomimic::cli

@@ -38,6 +38,10 @@ void DeclareCliOptions(OptionSet& set, CliConfig* config) {
               1, 1000);
   set.Text("series_output", &config->series_output,
            "write the --interval time series to this CSV file, atomically");
+  set.Text("sweep", &config->sweep,
+           "NAME=V1,V2,...: run once (or --repeat times) per value of one setting: a --tune "
+           "name (queue.read_ahead_kb), an engine option (threads) or a module option "
+           "(log_writers.flush); the report compares the medians");
 }
 
 bool IsFile(const std::string& path) {

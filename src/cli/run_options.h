@@ -24,6 +24,7 @@ struct CliConfig {
   bool quiet = false;
   int64_t repeat = 1;          // runs of the same workload, each with fresh files
   std::string series_output;  // the --interval series as CSV
+  std::string sweep;          // NAME=V1,V2,...: --repeat runs per value (cli/sweep_plan.h)
 };
 
 struct RunPlan {

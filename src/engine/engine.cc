@@ -151,26 +151,23 @@ void Engine::Announce(const std::string& what) const {
   if (!config_.quiet) fmt::print(stderr, "iomimic: {}\n", what);
 }
 
-RunResult Engine::Run(const std::string& module_name, Workload& workload) {
+Engine::Checked Engine::Check(const std::string& module_name, Workload& workload) const {
   CheckConfig(config_);
-  Shared shared;
-  shared.stop = stop_;
-  shared.settings.threads = static_cast<int>(config_.threads);
-  shared.settings.duration_ns = config_.duration_ns;
-  shared.settings.ops = static_cast<uint64_t>(config_.ops);
-  shared.settings.seed = static_cast<uint64_t>(config_.seed);
-  shared.settings.rate_per_thread = config_.rate;
-  shared.bursts = {config_.burst_on_ns, config_.burst_off_ns};
+  Checked c;
+  c.settings.threads = static_cast<int>(config_.threads);
+  c.settings.duration_ns = config_.duration_ns;
+  c.settings.ops = static_cast<uint64_t>(config_.ops);
+  c.settings.seed = static_cast<uint64_t>(config_.seed);
+  c.settings.rate_per_thread = config_.rate;
 
-  if (std::string why = workload.Validate(shared.settings); !why.empty()) throw UsageError(why);
-  const std::string target =
-      CheckTarget(config_.target, config_.space_check ? workload.Footprint(shared.settings) : 0,
+  if (std::string why = workload.Validate(c.settings); !why.empty()) throw UsageError(why);
+  c.target =
+      CheckTarget(config_.target, config_.space_check ? workload.Footprint(c.settings) : 0,
                   config_.space_check ? config_.min_free : 0);
-  const std::vector<ExtraTarget> extras = workload.ExtraTargets();
-  std::vector<std::string> extra_canonical;
-  for (const ExtraTarget& e : extras) {
+  c.extras = workload.ExtraTargets();
+  for (const ExtraTarget& e : c.extras) {
     try {
-      extra_canonical.push_back(
+      c.extra_canonical.push_back(
           e.writes ? CheckTarget(e.path, config_.space_check ? e.footprint : 0,
                                  config_.space_check ? config_.min_free : 0)
                    : CheckReadable(e.path));
@@ -179,25 +176,40 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     }
   }
 
-  for (size_t i = 0; i < extras.size(); ++i) {
-    const std::string& ro = extra_canonical[i];
-    const bool inside = target == ro || target.rfind(ro + "/", 0) == 0;
-    if (!extras[i].writes && inside) {
+  for (size_t i = 0; i < c.extras.size(); ++i) {
+    const std::string& ro = c.extra_canonical[i];
+    const bool inside = c.target == ro || c.target.rfind(ro + "/", 0) == 0;
+    if (!c.extras[i].writes && inside) {
       throw UsageError(fmt::format(
           "target '{}' lies inside '{}' (option '{}.{}'), which iomimic only reads and never "
           "writes into",
-          target, ro, module_name, extras[i].option));
+          c.target, ro, module_name, c.extras[i].option));
     }
   }
 
-  // The last refusals (a setting the kernel does not offer, or refuses) come
-  // from the tunings; from here on every change is undone, whatever happens.
-  std::vector<TuningRequest> requests;
-  if (std::string why = ParseTunings(config_.tune, &requests); !why.empty()) {
+  if (std::string why = ParseTunings(config_.tune, &c.tunings); !why.empty()) {
     throw UsageError(fmt::format("option 'tune': {}", why));
   }
+  // Reads the settings only: a setting the kernel does not offer is refused here.
+  Tunings probe;
+  probe.Resolve(c.tunings, c.target);
+  return c;
+}
+
+RunResult Engine::Run(const std::string& module_name, Workload& workload) {
+  const Checked checked = Check(module_name, workload);
+  Shared shared;
+  shared.stop = stop_;
+  shared.settings = checked.settings;
+  shared.bursts = {config_.burst_on_ns, config_.burst_off_ns};
+  const std::string& target = checked.target;
+  const std::vector<ExtraTarget>& extras = checked.extras;
+  const std::vector<std::string>& extra_canonical = checked.extra_canonical;
+
+  // From here on every change is undone, whatever happens. A value the
+  // kernel refuses is the last refusal (Apply undoes the others first).
   Tunings tunings;
-  tunings.Resolve(requests, target);
+  tunings.Resolve(checked.tunings, target);
   tunings.Apply(config_.quiet);
   ExitHookScope restore_on_second_signal(tunings);
 

@@ -12,6 +12,7 @@
 
 #include "engine/run_result.h"
 #include "engine/stop_source.h"
+#include "engine/tunings.h"
 #include "iomimic/options.h"
 #include "iomimic/workload.h"
 
@@ -60,6 +61,19 @@ void DeclareEngineOptions(OptionSet& options, EngineConfig* config);
 class Engine {
  public:
   Engine(EngineConfig config, StopSource* stop) : config_(std::move(config)), stop_(stop) {}
+
+  // What Run() checks before it writes anything: the options against the
+  // module, the target and extra targets (room for the footprint), the
+  // tunings against the kernel's files. Throws UsageError; writes nothing.
+  // A sweep checks every point with it before the first point runs.
+  struct Checked {
+    RunSettings settings;
+    std::string target;  // canonical
+    std::vector<ExtraTarget> extras;
+    std::vector<std::string> extra_canonical;
+    std::vector<TuningRequest> tunings;
+  };
+  Checked Check(const std::string& module_name, Workload& workload) const;
 
   // Throws UsageError before anything is written if the target is refused.
   // Every failure after that is inside the returned result.

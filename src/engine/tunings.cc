@@ -106,6 +106,8 @@ std::string TuneError(const std::string& why) { return fmt::format("option 'tune
 
 }  // namespace
 
+bool IsTunable(const std::string& name) { return FindTunable(name) != nullptr; }
+
 std::string TunableNames() {
   std::string out;
   for (const Tunable& t : kTunables) out += (out.empty() ? "" : ", ") + std::string(t.name);

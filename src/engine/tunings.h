@@ -44,6 +44,7 @@ std::string ParseTunings(const std::string& text, std::vector<TuningRequest>* ou
 
 // The names --tune accepts, for the help text and error messages.
 std::string TunableNames();
+bool IsTunable(const std::string& name);
 
 class Tunings {
  public:

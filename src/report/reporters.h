@@ -31,6 +31,16 @@ std::string OneLine(const engine::RunResult& result);
 nlohmann::json SummarizeRepeats(const std::vector<engine::RunResult>& results);
 std::string RenderRepeatsText(const nlohmann::json& repeats);
 
+// --sweep: each value's runs, summarised as --repeat does; rendered as a
+// figures x values table, or CSV (one row per value and figure).
+struct SweepResults {
+  std::string value;
+  std::vector<engine::RunResult> runs;
+};
+nlohmann::json SummarizeSweep(const std::string& name, const std::vector<SweepResults>& points);
+std::string RenderSweepText(const nlohmann::json& sweep);
+std::string RenderSweepCsv(const nlohmann::json& sweep);
+
 // Writes content to path through a temporary file in the same directory,
 // fsync and rename: a crash never leaves half a report. Throws SysError.
 void WriteFileAtomically(const std::string& path, const std::string& content);

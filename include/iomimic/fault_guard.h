@@ -3,9 +3,17 @@
 // database would die; a reproduction must report it as an error of the run.
 //
 // CatchSigbus(fn) runs fn; if it takes a SIGBUS on this thread, fn is
-// abandoned (siglongjmp) and SysError(op, path, EFAULT) is thrown. fn must
+// abandoned (siglongjmp) and SysError(op, path, errno) is thrown. fn must
 // not own resources that need destructors to run (plain memory stores).
 // Thread-safe: the jump buffer is thread-local.
+//
+// The kernel's siginfo says where, not why. The errno is found afterwards
+// from the faulting page of the mapped file (/proc/self/maps): EIO when
+// reading that page fails with EIO (a failed page-in), ENOSPC (or EDQUOT)
+// when allocating the mapping from that page on with fallocate(KEEP_SIZE)
+// fails so (a store into a hole of a full filesystem; the file is the
+// module's own, in the run directory, removed afterwards), else EFAULT
+// (beyond the end of a truncated file, or a cause that did not last).
 #pragma once
 
 #include <string>
@@ -18,6 +26,8 @@ namespace iomimic {
 namespace internal {
 // Returns false if fn was interrupted by SIGBUS.
 bool CallCatchingSigbus(void (*fn)(void*), void* arg);
+// The errno that explains the last SIGBUS caught on this thread.
+int LastSigbusErrno();
 }  // namespace internal
 
 template <typename F>
@@ -25,7 +35,7 @@ void CatchSigbus(const char* op, const std::string& path, F&& fn) {
   using Fn = std::remove_reference_t<F>;
   auto trampoline = [](void* p) { (*static_cast<Fn*>(p))(); };
   if (!internal::CallCatchingSigbus(trampoline, &fn)) {
-    throw SysError(std::string(op) + " (SIGBUS)", path, EFAULT);
+    throw SysError(std::string(op) + " (SIGBUS)", path, internal::LastSigbusErrno());
   }
 }
 

@@ -140,6 +140,7 @@ TEST(MmapMsync, SigbusOnFullFilesystemIsAnErrorOfTheRun) {
   EXPECT_EQ(j["status"], "failed");
   ASSERT_TRUE(j["error"].is_object());
   EXPECT_EQ(j["error"]["op"], "fill (SIGBUS)");
+  EXPECT_EQ(j["error"]["errno"], ENOSPC) << "the SIGBUS's cause, found after the fact";
   EXPECT_EQ(j["error"]["path"], "data.db");
   EXPECT_EQ(j["error"]["phase"], "measure");
   EXPECT_EQ(CountEntries(fs->mount_point()), 0) << "the run directory must be gone";

@@ -161,6 +161,14 @@ Engine::Checked Engine::Check(const std::string& module_name, Workload& workload
   c.settings.rate_per_thread = config_.rate;
 
   if (std::string why = workload.Validate(c.settings); !why.empty()) throw UsageError(why);
+  if (config_.warmup_ns != 0 && workload.RunsToCompletion()) {
+    // Its work has an end (passes, a build): a warmup would take an
+    // unmeasured part of that work, not run it before the measure.
+    throw UsageError(fmt::format(
+        "option 'warmup' cannot be used with module {}: it runs to completion (its work has an "
+        "end, which a warmup would consume unmeasured)",
+        module_name));
+  }
   c.target =
       CheckTarget(config_.target, config_.space_check ? workload.Footprint(c.settings) : 0,
                   config_.space_check ? config_.min_free : 0);

@@ -117,7 +117,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"mmap_msync", "--format=xml"}, "format"},
         BadInput{{"mmap_msync", "--output=/nonexistent/r.json"}, "output"},
         BadInput{{"mmap_msync", "--threads=2", "--threads=3"}, "threads"},
-        BadInput{{"mmap_msync", "--threads=1024", "--mmap_msync.region_size=1GiB"}, "free"}));
+        BadInput{{"mmap_msync", "--threads=1024", "--mmap_msync.region_size=1GiB"}, "free"},
+        BadInput{{"rrd_update", "--warmup=1s"}, "option 'warmup' cannot be used with module "
+                                                "rrd_update"},
+        BadInput{{"build_tree", "--warmup=1s"}, "warmup"},
+        BadInput{{"mmap_msync", "--tune=queue.read_ahead_kb=4k"}, "option 'tune'"},
+        BadInput{{"mmap_msync", "--sweep=threads=1,x"}, "option 'sweep'"}));
 
 TEST(Cli, ProfileErrorsNameTheKey) {
   ScratchDir dir;

@@ -4,21 +4,21 @@
 #include <cstdlib>
 #include <exception>
 
-#include "cli/run_options.h"
+#include "cli/sweep_plan.h"
 #include "iomimic/status.h"
 
 namespace iomimic::fuzz {
 
 void ParseExpectingOnlyUsageError(const std::vector<std::string>& args) {
   try {
-    (void)cli::ParseRunArgs(args);
+    (void)cli::ParseRun(args);
   } catch (const UsageError&) {
     // Refused with a message: the contract.
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "FINDING: ParseRunArgs threw a non-UsageError exception: %s\n", e.what());
+    std::fprintf(stderr, "FINDING: ParseRun threw a non-UsageError exception: %s\n", e.what());
     std::abort();
   } catch (...) {
-    std::fprintf(stderr, "FINDING: ParseRunArgs threw a non-std::exception\n");
+    std::fprintf(stderr, "FINDING: ParseRun threw a non-std::exception\n");
     std::abort();
   }
 }

@@ -1,6 +1,7 @@
-// What both fuzz targets share: the oracle around ParseRunArgs.
+// What both fuzz targets share: the oracle around cli::ParseRun (the
+// options, then --sweep's points, each parsed as the command line is).
 //
-// ParseRunArgs may accept its input or refuse it with iomimic::UsageError
+// ParseRun may accept its input or refuse it with iomimic::UsageError
 // (exit 2 in the binary). Anything else is a finding: another exception
 // type (the binary's Main catches only UsageError, so it would end in
 // std::terminate), a crash, or a sanitizer report. Findings abort(), which
@@ -12,7 +13,7 @@
 
 namespace iomimic::fuzz {
 
-// Runs ParseRunArgs(args) under the oracle.
+// Runs ParseRun(args) under the oracle.
 void ParseExpectingOnlyUsageError(const std::vector<std::string>& args);
 
 // True when an argument could make ParseRunArgs read a file that is not

@@ -75,13 +75,14 @@ void CheckSweep(const SweepPlan& sweep, engine::StopSource* stop) {
 }  // namespace
 
 int RunCommand(const std::vector<std::string>& args, const std::string& command_line) {
-  RunPlan plan = ParseRunArgs(args);
+  ParsedRun parsed = ParseRun(args);
+  const RunPlan& plan = parsed.plan;
   if (plan.help) {
     fmt::print("{}", RunHelpText());
     return 0;
   }
   const CliConfig& cli = plan.cli;
-  SweepPlan sweep = PlanSweep(args, plan);
+  SweepPlan& sweep = parsed.sweep;
   if (sweep.points.empty()) sweep.points.push_back({"", plan});
   for (SweepPoint& point : sweep.points) {
     point.plan.engine.quiet = cli.quiet;

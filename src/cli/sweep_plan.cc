@@ -87,4 +87,10 @@ SweepPlan PlanSweep(const std::vector<std::string>& args, const RunPlan& base) {
   return sweep;
 }
 
+ParsedRun ParseRun(const std::vector<std::string>& args) {
+  ParsedRun parsed{ParseRunArgs(args), {}};
+  if (!parsed.plan.help) parsed.sweep = PlanSweep(args, parsed.plan);
+  return parsed;
+}
+
 }  // namespace iomimic::cli

@@ -30,4 +30,12 @@ struct SweepPlan {
 // what they parse to. Throws UsageError naming 'sweep' and the bad part.
 SweepPlan PlanSweep(const std::vector<std::string>& args, const RunPlan& base);
 
+// Everything `iomimic run` parses before it runs: ParseRunArgs, then the
+// sweep (none for --help). What RunCommand and the fuzz targets call.
+struct ParsedRun {
+  RunPlan plan;
+  SweepPlan sweep;
+};
+ParsedRun ParseRun(const std::vector<std::string>& args);
+
 }  // namespace iomimic::cli

@@ -1,5 +1,5 @@
 // Replays every input of tests/fuzz_regressions/ (found by scripts/fuzz, or
-// written by hand) through iomimic::cli::ParseRunArgs: each must be
+// written by hand) through iomimic::cli::ParseRun: each must be
 // accepted or refused with UsageError, in well under a second. Anything
 // else is what the fuzzer calls a finding: another exception type (the
 // binary would end in std::terminate), a crash, or a hang.
@@ -31,7 +31,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/run_options.h"
+#include "cli/sweep_plan.h"
 #include "iomimic/status.h"
 
 namespace iomimic::test {
@@ -96,7 +96,7 @@ std::string ReadFile(const std::string& path) {
   }
   int code = kAccepted;
   try {
-    (void)cli::ParseRunArgs(args);
+    (void)cli::ParseRun(args);
   } catch (const UsageError&) {
     code = kRefused;
   } catch (const std::exception& e) {

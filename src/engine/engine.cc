@@ -218,8 +218,10 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   // kernel refuses is the last refusal (Apply undoes the others first).
   Tunings tunings;
   tunings.Resolve(checked.tunings, target);
-  tunings.Apply(config_.quiet);
+  // Before Apply: a second signal while it writes waits for it (Restore
+  // takes the same lock), then restores what it applied.
   ExitHookScope restore_on_second_signal(tunings);
+  tunings.Apply(config_.quiet);
 
   RunResult result;
   result.module = module_name;

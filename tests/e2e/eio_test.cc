@@ -18,6 +18,7 @@
 
 #include "support/faulty_fs.h"
 #include "support/loop_fs.h"
+#include "support/report_file.h"
 #include "support/run_binary.h"
 
 namespace iomimic::test {
@@ -49,12 +50,6 @@ bool PollUntil(const std::function<bool()>& done, milliseconds timeout) {
     std::this_thread::sleep_for(milliseconds(1));
   }
   return true;
-}
-
-json ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return json();
-  return json::parse(in, nullptr, /*allow_exceptions=*/false);
 }
 
 class Eio : public ::testing::Test {
@@ -97,7 +92,7 @@ TEST_F(Eio, WriteErrorsStopTheRunWithEio) {
 
   const FaultyFs::Counters c = fs_->ReadCounters();
   EXPECT_GT(c.failed_writes + c.failed_fsyncs, 0u) << "the fault was never hit";
-  const json j = ReadJson(report_);
+  const json j = ReadReport(report_);
   ASSERT_TRUE(j.is_object()) << "no valid report: " << r.err;
   EXPECT_EQ(j["status"], "failed");
   ASSERT_TRUE(j["error"].is_object()) << j.dump(2);
@@ -136,7 +131,7 @@ TEST_F(Eio, ReadErrorOnPageInIsASigbusOfTheFill) {
                        "--mmap_msync.prealloc=write", "--mmap_msync.cache_after_prepare=drop"}));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_GT(fs_->ReadCounters().failed_reads, 0u) << "the fault was never hit";
-  const json j = ReadJson(report_);
+  const json j = ReadReport(report_);
   ASSERT_TRUE(j.is_object()) << "no valid report: " << r.err;
   EXPECT_EQ(j["status"], "failed");
   ASSERT_TRUE(j["error"].is_object()) << j.dump(2);
@@ -183,7 +178,7 @@ TEST_F(Eio, DeadFilesystemStopsTheRun) {
   const RunResult r = p.Wait(seconds(60));
   ASSERT_FALSE(r.timed_out) << "the run did not stop on the dead filesystem";
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  const json j = ReadJson(report_);
+  const json j = ReadReport(report_);
   ASSERT_TRUE(j.is_object()) << "no valid report: " << r.err;
   EXPECT_EQ(j["status"], "failed");
   ASSERT_TRUE(j["error"].is_object()) << j.dump(2);
@@ -209,7 +204,7 @@ TEST_F(Eio, CleanupFailureAfterAnEarlierErrorIsReported) {
   if (HasFatalFailure()) return;
   const RunResult r = p.Wait(seconds(60));
   ASSERT_FALSE(r.timed_out);
-  const json j = ReadJson(report_);
+  const json j = ReadReport(report_);
   ASSERT_TRUE(j.is_object());
   ASSERT_EQ(CountEntries(fs_->mount_point()), 1);
   // Somewhere the report must say that removing the run directory failed.

@@ -1,10 +1,8 @@
-// SIGINT and SIGTERM at different points of a run: during prepare, during
-// the measured phase, and a second signal while the first is being handled.
-// One signal: the run stops, the report says interrupted, the run directory
-// is removed, exit 1. A second signal: exit 1 at once, and the report file
-// is either absent or complete (it is written to a temporary and renamed).
-// The tests wait for the run to reach each point by polling the target
-// directory, never with fixed sleeps.
+// A second signal while the first is being handled: exit 1 at once, and
+// the report file is either absent or complete (it is written to a
+// temporary and renamed). One signal in each phase, for every module, is
+// in module_faults_test.cc. The test waits for the run to measure by
+// polling the target directory, never with fixed sleeps.
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -13,7 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <random>
 #include <string>
@@ -23,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/loop_fs.h"
+#include "support/report_file.h"
 #include "support/run_binary.h"
 
 namespace iomimic::test {
@@ -55,11 +53,6 @@ bool PollUntil(const std::function<bool()>& done, milliseconds timeout) {
   return true;
 }
 
-// True once the run directory exists under `target` (prepare has begun).
-bool RunDirExists(const std::string& target) {
-  return !Named(target, "iomimic-mmap_msync-").empty();
-}
-
 // True once data.db has allocated blocks: with prealloc=none nothing is
 // allocated before the fill of the measured phase. Run directories in
 // `ignore` (left by earlier runs) do not count.
@@ -72,88 +65,13 @@ bool Measuring(const std::string& target, const std::vector<std::string>& ignore
   return false;
 }
 
-json ReadJson(const std::string& path, bool* parsed) {
-  std::ifstream in(path);
-  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  *parsed = !j.is_discarded();
-  return j;
-}
-
-std::string ReportPath(const std::string& tag) {
-  return "/tmp/iomimic-signal-" + tag + "-" + std::to_string(::getpid()) + ".json";
-}
-
-class OneSignal : public ::testing::TestWithParam<int> {
- protected:
-  void SetUp() override { IOMIMIC_REQUIRE_LOOP_FS("ext4"); }
-  void TearDown() override {
-    if (!report_.empty()) ::unlink(report_.c_str());
-  }
-
-  // Waits for the run to exit and checks what a single signal promises.
-  json ExpectInterrupted(SpawnedProcess* p, const std::string& target) {
-    const RunResult r = p->Wait(seconds(60));
-    EXPECT_FALSE(r.timed_out) << "the run did not stop on the signal";
-    EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_NE(r.err.find("signal received"), std::string::npos) << r.err;
-    bool parsed = false;
-    const json j = ReadJson(report_, &parsed);
-    EXPECT_TRUE(parsed) << "no valid report: " << r.err;
-    if (!parsed) return json();
-    EXPECT_EQ(j["status"], "interrupted") << j["error"].dump();
-    EXPECT_EQ(j["signal"], GetParam());
-    EXPECT_TRUE(j["error"].is_null()) << j["error"].dump();
-    EXPECT_EQ(CountEntries(target), 0) << "the run directory must be gone";
-    return j;
-  }
-
-  std::string report_;
-};
-
-// Prepare writes 512 MiB of zeros (prealloc=write): the signal lands while
-// it does; the measured phase never starts.
-TEST_P(OneSignal, DuringPrepare) {
-  auto fs = LoopFs::Create("ext4", 1ull << 30);
-  report_ = ReportPath("prepare");
-  SpawnedProcess p;
-  p.Start({"run", "mmap_msync", "--target=" + fs->mount_point(), "--threads=2", "--duration=10s",
-           "--mmap_msync.region_size=256MiB", "--mmap_msync.prealloc=write", "--output=" + report_,
-           "--format=none"});
-  ASSERT_TRUE(PollUntil([&] { return RunDirExists(fs->mount_point()); }, seconds(30)))
-      << p.StderrSoFar();
-  ASSERT_TRUE(p.Signal(GetParam()));
-  const json j = ExpectInterrupted(&p, fs->mount_point());
-  if (j.is_null()) return;
-  EXPECT_EQ(j["work_units"], 0) << "the signal should have stopped the run before measuring";
-}
-
-TEST_P(OneSignal, DuringMeasure) {
-  auto fs = LoopFs::Create("ext4", 256ull << 20);
-  report_ = ReportPath("measure");
-  SpawnedProcess p;
-  p.Start({"run", "mmap_msync", "--target=" + fs->mount_point(), "--threads=2", "--duration=10m",
-           "--mmap_msync.region_size=1MiB", "--output=" + report_, "--format=none"});
-  ASSERT_TRUE(PollUntil([&] { return Measuring(fs->mount_point()); }, seconds(30)))
-      << p.StderrSoFar();
-  ASSERT_TRUE(p.Signal(GetParam()));
-  const json j = ExpectInterrupted(&p, fs->mount_point());
-  if (j.is_null()) return;
-  EXPECT_GT(j["work_units"].get<uint64_t>(), 0u);
-  EXPECT_GT(j["ops"]["msync"]["count"].get<uint64_t>(), 0u);
-}
-
-INSTANTIATE_TEST_SUITE_P(Signals, OneSignal, ::testing::Values(SIGINT, SIGTERM),
-                         [](const auto& param_info) {
-                           return std::string(sigabbrev_np(param_info.param));
-                         });
-
 // The second signal comes 0-20 ms after the first, so it lands at varied
 // points of the stop: joining the workers, the probes, the cleanup, the
 // report being written, or after the process has already finished.
 TEST(SecondSignal, ExitsAtOnceAndNeverLeavesAHalfWrittenReport) {
   IOMIMIC_REQUIRE_LOOP_FS("ext4");
   auto fs = LoopFs::Create("ext4", 256ull << 20);
-  const std::string report = ReportPath("second");
+  const std::string report = ReportPathFor("second-signal");
   const unsigned seed = std::random_device()();
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> delay_us(0, 20000);
@@ -178,10 +96,9 @@ TEST(SecondSignal, ExitsAtOnceAndNeverLeavesAHalfWrittenReport) {
 
     struct stat st {};
     if (::stat(report.c_str(), &st) == 0) {
-      bool parsed = false;
-      const json j = ReadJson(report, &parsed);
-      EXPECT_TRUE(parsed) << "the report is half-written";
-      if (parsed) {
+      const json j = ReadReport(report);
+      EXPECT_TRUE(j.is_object()) << "the report is half-written";
+      if (j.is_object()) {
         EXPECT_EQ(j["status"], "interrupted");
       }
     }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/loop_fs.h"
+#include "support/report_file.h"
 #include "support/run_binary.h"
 
 namespace iomimic::test {
@@ -43,11 +44,7 @@ class Sweep : public ::testing::Test {
     return RunIomimic(args);
   }
 
-  json Report() const {
-    std::ifstream in(report_);
-    if (!in) return json();
-    return json::parse(in, nullptr, /*allow_exceptions=*/false);
-  }
+  json Report() const { return ReadReport(report_); }
 
   std::unique_ptr<LoopFs> fs_;
   std::string report_;

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/loop_fs.h"
+#include "support/report_file.h"
 #include "support/run_binary.h"
 
 namespace iomimic::test {
@@ -36,12 +37,6 @@ std::string Active(const std::string& selector_text) {
   const size_t close = selector_text.find(']');
   if (open == std::string::npos || close == std::string::npos) return selector_text;
   return selector_text.substr(open + 1, close - open - 1);
-}
-
-json ReadReport(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return json();
-  return json::parse(in, nullptr, /*allow_exceptions=*/false);
 }
 
 class Tunings : public ::testing::Test {

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
@@ -17,6 +18,7 @@
 #include "support/loop_fs.h"
 #include "support/report_file.h"
 #include "support/run_binary.h"
+#include "support/write_audit.h"
 
 namespace iomimic::test {
 namespace {
@@ -213,6 +215,28 @@ TEST_F(Tunings, RefusedValuesChangeNothing) {
     EXPECT_EQ(CountEntries(fs_->mount_point()), 0);
     EXPECT_EQ(::access(report_.c_str(), F_OK), -1) << "no report for a refused run";
   }
+}
+
+// The only writes outside the run directory and the report are the
+// settings asked for (and nr_requests, restored after the scheduler).
+TEST_F(Tunings, WritesOnlyTheSettingsAskedFor) {
+  IOMIMIC_REQUIRE_STRACE();
+  MakeFs(256ull << 20);
+  // strace names the files by their canonical path (/sys/devices/...).
+  char* real = ::realpath(queue_.c_str(), nullptr);
+  ASSERT_NE(real, nullptr);
+  const std::string queue = std::string(real) + "/";
+  std::free(real);
+  const WriteAudit audit = AuditWrites(
+      Args({"--threads=1", "--duration=0", "--ops=2", "--mmap_msync.region_size=1MiB", kTune}),
+      {fs_->mount_point() + "/iomimic-mmap_msync-*", report_, report_ + ".tmp.*",
+       queue + "scheduler", queue + "nr_requests", queue + "read_ahead_kb"});
+  ASSERT_EQ(audit.run.exit_code, 0) << audit.run.err;
+  EXPECT_TRUE(audit.violations.empty()) << Describe(audit.violations);
+  int sysfs_writes = 0;
+  for (const TracedWrite& w : audit.writes) sysfs_writes += w.path.rfind(queue, 0) == 0;
+  EXPECT_GE(sysfs_writes, 6) << "each of three settings set and restored: "
+                             << Describe(audit.writes);
 }
 
 TEST(TuningsTarget, QueueSettingsNeedABlockDevice) {

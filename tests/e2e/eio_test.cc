@@ -42,16 +42,6 @@ std::string RunDirIn(const std::string& dir) {
   return found;
 }
 
-// Polls `done` every millisecond until it holds or `timeout` passes.
-bool PollUntil(const std::function<bool()>& done, milliseconds timeout) {
-  const auto give_up = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= give_up) return false;
-    std::this_thread::sleep_for(milliseconds(1));
-  }
-  return true;
-}
-
 class Eio : public ::testing::Test {
  protected:
   void SetUp() override {

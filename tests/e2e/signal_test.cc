@@ -44,15 +44,6 @@ std::vector<std::string> Named(const std::string& dir, const std::string& prefix
   return out;
 }
 
-bool PollUntil(const std::function<bool()>& done, milliseconds timeout) {
-  const auto give_up = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= give_up) return false;
-    std::this_thread::sleep_for(milliseconds(1));
-  }
-  return true;
-}
-
 // True once data.db has allocated blocks: with prealloc=none nothing is
 // allocated before the fill of the measured phase. Run directories in
 // `ignore` (left by earlier runs) do not count.

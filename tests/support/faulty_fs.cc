@@ -219,19 +219,7 @@ void FaultyFs::TearDown() noexcept {
     mounted_ = false;
   }
   if (!device_.empty()) {
-    // Only while it is still bound to our file: a number detached behind our
-    // back may belong to someone else by now.
-    const std::string name = device_.substr(device_.find_last_of('/') + 1);
-    if (Trim(ReadAll("/sys/block/" + name + "/loop/backing_file")) == disk_) {
-      const int fd = ::open(device_.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd >= 0) {
-        for (int attempt = 0; attempt < 5; ++attempt) {
-          if (::ioctl(fd, LOOP_CLR_FD, 0) == 0 || errno != EBUSY) break;
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-        ::close(fd);
-      }
-    }
+    DetachLoopIfBoundTo(device_, disk_);
     device_.clear();
   }
   if (fuse_mounted_) {

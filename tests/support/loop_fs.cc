@@ -276,21 +276,7 @@ void LoopFs::TearDown() noexcept {
     mounted_ = false;
   }
   if (!device_.empty()) {
-    // Only detach the device while it is still bound to our image: if it
-    // was detached behind our back, the number may now belong to someone else.
-    const std::string backing = ReadTrimmed("/sys/block/" + device_name() + "/loop/backing_file");
-    if (backing == image_) {
-      const int fd = ::open(device_.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd >= 0) {
-        // While the device is still open (a lazily unmounted filesystem),
-        // the kernel marks it autoclear and detaches it on the last close.
-        for (int attempt = 0; attempt < 5; ++attempt) {
-          if (::ioctl(fd, LOOP_CLR_FD, 0) == 0 || errno != EBUSY) break;
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-        ::close(fd);
-      }
-    }
+    DetachLoopIfBoundTo(device_, image_);
     device_.clear();
   }
   if (!image_.empty()) ::unlink(image_.c_str());
@@ -321,6 +307,22 @@ std::string LoopFsUnavailableReason(const std::string& fs_type) {
     reason = "the kernel has no " + fs_type + " support (/proc/filesystems, no modules)";
   }
   return reason;
+}
+
+void DetachLoopIfBoundTo(const std::string& device, const std::string& backing_file) noexcept {
+  try {
+    const std::string name = device.substr(device.find_last_of('/') + 1);
+    if (ReadTrimmed("/sys/block/" + name + "/loop/backing_file") != backing_file) return;
+    const int fd = ::open(device.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      if (::ioctl(fd, LOOP_CLR_FD, 0) == 0 || errno != EBUSY) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ::close(fd);
+  } catch (...) {
+    // Best effort, as the rest of a teardown.
+  }
 }
 
 int CountEntries(const std::string& dir) {

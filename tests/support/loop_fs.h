@@ -81,6 +81,13 @@ class LoopFs {
 // no /dev/loop-control, losetup or mount missing.
 std::string LoopUnavailableReason();
 
+// Detaches the loop device `device` ("/dev/loop3") when it is still bound
+// to `backing_file` (a number detached behind our back may belong to
+// someone else by now), retrying while it is busy. While the device is
+// still open (a lazily unmounted filesystem) the kernel marks it autoclear
+// and detaches it on the last close. Never throws.
+void DetachLoopIfBoundTo(const std::string& device, const std::string& backing_file) noexcept;
+
 // Entries of `dir` except ".", ".." and lost+found; -1 when it cannot be
 // read. "The run directory is gone" is CountEntries(target) == 0.
 int CountEntries(const std::string& dir);

@@ -33,6 +33,15 @@ std::string Describe(const std::vector<std::string>& argv) {
 
 }  // namespace
 
+bool PollUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  const auto give_up = std::chrono::steady_clock::now() + timeout;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
 std::string IomimicBinary() { return IOMIMIC_BINARY; }
 
 std::optional<std::string> FindProgram(const std::string& name) {

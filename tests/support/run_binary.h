@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -28,6 +29,11 @@ struct RunResult {
   int term_signal = 0;    // the signal that ended the child, 0 when it exited
   bool timed_out = false;  // Wait()'s timeout expired and the child was killed
 };
+
+// Calls `done` every millisecond until it holds (true) or `timeout` passes
+// (false): for waiting on a state the test cannot be told about, such as a
+// file's first allocated block.
+bool PollUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout);
 
 // Path of the iomimic binary under test (IOMIMIC_BINARY from CMake).
 std::string IomimicBinary();

@@ -216,6 +216,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
 
   // From here on every change is undone, whatever happens. A value the
   // kernel refuses is the last refusal (Apply undoes the others first).
+  stop_->EnterPhase("prepare");
   Tunings tunings;
   tunings.Resolve(checked.tunings, target);
   // Before Apply: a second signal while it writes waits for it (Restore
@@ -238,8 +239,10 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     // No inode, a dead filesystem: nothing was created, nothing to clean.
     result.error = ErrorFrom(std::current_exception(), "prepare", target, 0);
     result.status = "failed";
-    result.signal = stop_->signal();
+    stop_->EnterPhase("restore");
     RestoreTunings(&tunings, config_.quiet, &result);
+    result.signal = stop_->signal();
+    result.interrupted_in = stop_->signal_phase();
     return result;
   }
   result.run_dir = shared.run_dir;
@@ -308,6 +311,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     }
     const auto all_finished = [&] { return shared.finished.load() == shared.settings.threads; };
     auto begin_measure = [&] {
+      stop_->EnterPhase("measure");
       Announce("measure");
       before = TakeSnapshot(&devices, false);
       shared.measure_start_ns.store(NowNs());
@@ -317,6 +321,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
       begin_measure();
       start.arrive_and_wait();
     } else {
+      stop_->EnterPhase("warmup");
       start.arrive_and_wait();
       stop_->WaitUntil(
           std::chrono::steady_clock::now() + std::chrono::nanoseconds(config_.warmup_ns),
@@ -360,6 +365,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     }
     stop_->RequestStop();
     for (auto& t : threads) t.join();
+    stop_->EnterPhase("report");
     after = TakeSnapshot(&devices, true);
     if (series) {
       series->Close(NowNs());
@@ -405,6 +411,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   }
 
   // --- evidence that needs the files, then cleanup ---
+  stop_->EnterPhase("report");
   try {
     // A run over 100,000 files must not write a 20 MB report.
     result.layout = probes::FileLayout(workload.Files(), shared.run_dir, kMaxListedFiles);
@@ -414,6 +421,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   }
   result.run_dir_kept = config_.keep;
   if (!config_.keep) {
+    stop_->EnterPhase("cleanup");
     Announce(fmt::format("cleanup: removing {}", fmt::join(created, ", ")));
     for (const std::string& dir : created) {
       try {
@@ -428,11 +436,13 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     }
   }
   for (size_t i = 1; i < created.size(); ++i) result.extra_run_dirs.push_back(created[i]);
+  stop_->EnterPhase("restore");
   RestoreTunings(&tunings, config_.quiet, &result);
   if (result.restore_error) shared.Fail(*result.restore_error);
 
   result.error = shared.error;
   result.signal = stop_->signal();
+  result.interrupted_in = stop_->signal_phase();
   if (result.error) {
     result.status = "failed";
   } else if (result.signal != 0) {

@@ -33,6 +33,9 @@ struct RunResult {
   // run's `error`: files were left behind.
   std::optional<RunError> cleanup_error;
   int signal = 0;  // the signal that interrupted the run, if any
+  // The phase the signal arrived in (prepare, warmup, measure, report,
+  // cleanup, restore); empty without a signal.
+  std::string interrupted_in;
   // --tune: each setting before, as set, and whether it was put back.
   nlohmann::json tunings = nlohmann::json::array();
   // A setting that could not be restored: the machine was left changed.

@@ -12,8 +12,16 @@ void StopSource::RequestStop() {
 
 void StopSource::RequestStopBySignal(int sig) {
   int expected = 0;
+  // The phase first: whoever sees the signal sees where it landed.
+  if (signal_.load(std::memory_order_acquire) == 0) {
+    signal_phase_.store(phase_.load(std::memory_order_acquire), std::memory_order_release);
+  }
   signal_.compare_exchange_strong(expected, sig, std::memory_order_acq_rel);
   RequestStop();
+}
+
+std::string StopSource::signal_phase() const {
+  return signal() == 0 ? std::string() : std::string(signal_phase_.load(std::memory_order_acquire));
 }
 
 void StopSource::ResetForNextRun() {

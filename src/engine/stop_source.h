@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <string>
 
 namespace iomimic::engine {
 
@@ -18,6 +19,13 @@ class StopSource {
   bool stop_requested() const { return stop_.load(std::memory_order_relaxed); }
   // 0 when no signal arrived, else the first signal number.
   int signal() const { return signal_.load(std::memory_order_acquire); }
+  // The phase the run was in when the first signal arrived ("" when none):
+  // a signal in measure leaves partial figures, one in cleanup full ones.
+  std::string signal_phase() const;
+
+  // The engine says which phase it enters (a string literal: only the
+  // pointer is kept).
+  void EnterPhase(const char* phase) { phase_.store(phase, std::memory_order_release); }
 
   void RequestStop();
   // Clears a stop that ended one run (time or op limit) before the next
@@ -37,6 +45,8 @@ class StopSource {
  private:
   std::atomic<bool> stop_{false};
   std::atomic<int> signal_{0};
+  std::atomic<const char*> phase_{"start"};  // before a run begins
+  std::atomic<const char*> signal_phase_{""};
   std::mutex mu_;
   std::condition_variable cv_;
 };

@@ -30,6 +30,8 @@ nlohmann::json ToJson(const engine::RunResult& r) {
   j["restore_error"] = error_json(r.restore_error);
   j["tunings"] = r.tunings;
   j["signal"] = r.signal == 0 ? nlohmann::json(nullptr) : nlohmann::json(r.signal);
+  j["interrupted_in"] =
+      r.interrupted_in.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.interrupted_in);
   j["run_dir"] = r.run_dir;
   j["run_dir_kept"] = r.run_dir_kept;
   j["config"] = r.config;

@@ -117,7 +117,7 @@ std::string RenderText(const engine::RunResult& r) {
                        r.error->path, r.error->err ? fmt::format("errno {}", r.error->err) : "",
                        r.error->message, r.error->ops_before, r.work_unit);
   } else if (r.signal != 0) {
-    out += fmt::format(" (signal {})", r.signal);
+    out += fmt::format(" (signal {} in {})", r.signal, r.interrupted_in);
   }
   out += "\n";
   out += fmt::format("target: {}\n", Where(r));

@@ -12,9 +12,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -40,6 +43,22 @@ using nlohmann::json;
 using std::chrono::seconds;
 
 constexpr uint64_t kSmallFs = 64ull << 20;
+
+// The seed of the random signal points: IOMIMIC_FAULT_SEED when set (to
+// replay a failure), else the clock.
+uint64_t FaultSeed() {
+  if (const char* s = std::getenv("IOMIMIC_FAULT_SEED")) return std::strtoull(s, nullptr, 10);
+  return static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+// How long after a phase's first line the signal goes: anywhere in the
+// measured phase's first half second; in prepare and cleanup, within the
+// time they usually last, so most signals land in them.
+std::chrono::microseconds RandomPointIn(const std::string& phase, std::mt19937_64& rng) {
+  const int64_t max_us = phase == "measure" ? 500'000 : phase == "prepare" ? 50'000 : 10'000;
+  return std::chrono::microseconds(std::uniform_int_distribution<int64_t>(0, max_us)(rng));
+}
+
 constexpr uint64_t kLongRunFs = 512ull << 20;
 
 // A file of known content beside the run directory, and the filesystem's
@@ -136,19 +155,29 @@ TEST_P(ModuleFaults, FullFilesystemInMeasure) {
   ExpectFullFilesystemFailure(GetParam().fill_measure, GetParam().fill_measure_op, "measure");
 }
 
-// SIGINT and SIGTERM once the engine says the phase has begun. In prepare
-// and measure the run cannot end by itself first (the measured phase lasts
-// ten minutes); the cleanup phase of a one-second run is short (tens of
-// milliseconds for thousands of files), so the signal may also arrive once
-// the run has completed, while the report is written: then the run is
-// complete, exit 0. Either way: a valid report, nothing left.
+// SIGINT and SIGTERM in each phase: SIGINT as soon as the engine says the
+// phase has begun, SIGTERM after a random delay (a failure prints the seed;
+// IOMIMIC_FAULT_SEED=N replays the delays). The measured phase lasts ten minutes,
+// so its signal always lands in it. Prepare (0.1-0.4 s for thousands of
+// files) and cleanup (tens of milliseconds) are short: the signal may land
+// in the next phase, or once the run has completed, while the report is
+// written; then the run is complete, exit 0. Either way: a valid report,
+// nothing left. Where each signal landed is recorded as a test property.
 TEST_P(ModuleFaults, SignalsInPrepareMeasureAndCleanup) {
   auto fs = LoopFs::Create("ext4", kLongRunFs);
   Sentinel sentinel(*fs);
+  const uint64_t seed = FaultSeed();
+  std::mt19937_64 rng(seed);
   int cleanup_hits = 0, cleanup_tries = 0;
+  int prepare_hits = 0;
+  std::string landed;
   for (const std::string phase : {"prepare", "measure", "cleanup"}) {
     for (const int sig : {SIGINT, SIGTERM}) {
-      SCOPED_TRACE(phase + ", " + sigabbrev_np(sig));
+      // SIGINT right at the phase's start, where a short phase is surely
+      // hit; SIGTERM at a random point of it.
+      const auto delay = sig == SIGINT ? std::chrono::microseconds(0) : RandomPointIn(phase, rng);
+      SCOPED_TRACE(phase + " + " + std::to_string(delay.count()) + " us, " + sigabbrev_np(sig) +
+                   ", IOMIMIC_FAULT_SEED=" + std::to_string(seed));
       ::unlink(report_.c_str());
       const bool bounded = phase == "cleanup";
       SpawnedProcess p;
@@ -156,29 +185,43 @@ TEST_P(ModuleFaults, SignalsInPrepareMeasureAndCleanup) {
                       Plus(GetParam().long_run,
                            {bounded ? "--duration=1s" : "--duration=10m", "--space_check=false"})));
       ASSERT_TRUE(p.WaitForStderr("iomimic: " + phase, seconds(60))) << p.StderrSoFar();
+      std::this_thread::sleep_for(delay);
       ASSERT_TRUE(p.Signal(sig));
       const RunResult r = p.Wait(seconds(120));
       ASSERT_FALSE(r.timed_out) << "the run did not stop on the signal";
       const json j = ReadReport(report_);
       ASSERT_TRUE(j.is_object()) << "no valid report: " << r.err;
       EXPECT_TRUE(j["error"].is_null()) << j["error"].dump();
-      if (bounded && j["status"] == "complete") {
+      // A short phase may be over when the signal arrives: it lands in a
+      // later phase, or after the run (complete, exit 0).
+      const std::string landed_in = j["status"] == "complete"         ? "after"
+                                    : j["interrupted_in"].is_string() ? j["interrupted_in"]
+                                                                      : "nowhere";
+      landed += phase + "+" + std::to_string(delay.count()) + "us:" + landed_in + " ";
+      if (landed_in == "after") {
+        EXPECT_TRUE(bounded) << "a ten-minute run completed";
         EXPECT_EQ(r.exit_code, 0) << r.err;
       } else {
         EXPECT_EQ(j["status"], "interrupted");
         EXPECT_EQ(j["signal"], sig);
         EXPECT_EQ(r.exit_code, 1) << r.err;
       }
+      if (phase == "measure") {
+        EXPECT_EQ(landed_in, "measure");
+      }
+      if (landed_in == "prepare") {
+        ++prepare_hits;
+        EXPECT_EQ(j["work_units"], 0) << "measured work before the measured phase";
+      }
       if (bounded) {
         ++cleanup_tries;
-        cleanup_hits += j["status"] == "interrupted";
-      }
-      if (phase == "prepare") {
-        EXPECT_EQ(j["work_units"], 0) << "the signal came after prepare";
+        cleanup_hits += landed_in == "cleanup";
       }
       EXPECT_EQ(CountEntries(fs->mount_point()), 1) << "the run directory must be gone";
     }
   }
+  RecordProperty("signals_landed_in", landed);
+  RecordProperty("prepare_signals_landed_in_prepare", std::to_string(prepare_hits) + "/2");
   RecordProperty("cleanup_signals_landed_in_cleanup",
                  std::to_string(cleanup_hits) + "/" + std::to_string(cleanup_tries));
   sentinel.ExpectUntouched();

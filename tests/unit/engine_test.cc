@@ -119,6 +119,7 @@ TEST_F(EngineTest, SignalBeforeStartIsInterruptedWithNothingLeft) {
   RunResult r = Run(c);
   EXPECT_EQ(r.status, "interrupted");
   EXPECT_EQ(r.signal, SIGTERM);
+  EXPECT_EQ(r.interrupted_in, "start");
   EXPECT_EQ(r.work_units, 0u);
   EXPECT_EQ(Entries(), 0);
 }

@@ -130,6 +130,7 @@ void ModuleFaults::ExpectFullFilesystemFailure(const std::vector<std::string>& a
   ASSERT_TRUE(j.is_object()) << "no valid report: " << r.err;
   EXPECT_EQ(j["status"], "failed");
   ASSERT_TRUE(j["error"].is_object()) << j.dump(2);
+  RecordProperty("error", j["error"].dump());
   EXPECT_EQ(j["error"]["errno"], ENOSPC) << j["error"].dump();
   EXPECT_EQ(j["error"]["op"], op) << j["error"].dump();
   EXPECT_EQ(j["error"]["phase"], phase) << j["error"].dump();

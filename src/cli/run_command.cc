@@ -117,10 +117,11 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
     points.push_back({sweep.points[i].value, {}});  // not run: the sweep stopped
   }
 
-  const std::vector<engine::RunResult>* last_runs = &points.front().runs;
+  const report::SweepResults* last_point = &points.front();
   for (const auto& p : points) {
-    if (!p.runs.empty()) last_runs = &p.runs;
+    if (!p.runs.empty()) last_point = &p;
   }
+  const std::vector<engine::RunResult>* last_runs = &last_point->runs;
   const engine::RunResult& last = last_runs->back();
   if (last.error && !cli.quiet) {
     fmt::print(stderr, "iomimic: run failed in {}: {} {}: {}\n", last.error->phase,
@@ -145,6 +146,13 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
     written &= WriteOrSay(cli.series_output, report::RenderSeriesCsv(last), "series");
   }
   if (cli.format == "text") {
+    // The full report is one run's; say which, so it is not read as the
+    // sweep's result (the table at the end compares every point).
+    if (!sweep.name.empty()) {
+      fmt::print("sweep of {}: the full report of the last run ({}={}) comes first; the table "
+                 "at the end compares every value\n\n",
+                 sweep.name, sweep.name, last_point->value);
+    }
     fmt::print("{}", report::RenderText(last));
     if (json.contains("repeats")) fmt::print("{}", report::RenderRepeatsText(json["repeats"]));
     if (json.contains("sweep")) fmt::print("{}", report::RenderSweepText(json["sweep"]));

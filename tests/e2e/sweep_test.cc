@@ -104,7 +104,12 @@ TEST_F(Sweep, OverTargetsComparesFilesystems) {
        "--mmap_msync.region_size=1MiB",
        "--sweep=target=" + fs_->mount_point() + "," + xfs->mount_point()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("sweep of target"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sweep of target: median"), std::string::npos) << r.out;
+  // The full report printed first is the last run's, and says so.
+  EXPECT_EQ(r.out.find("sweep of target: the full report of the last run (target=" +
+                       xfs->mount_point() + ")"),
+            0u)
+      << r.out;
   const json j = Report();
   ASSERT_TRUE(j.is_object());
   ASSERT_EQ(j["sweep"]["points"].size(), 2u);

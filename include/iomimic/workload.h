@@ -97,6 +97,10 @@ class WorkerContext {
   // Returns false when the run must stop (duration, op count, signal, an
   // error in another worker). Cheap: an atomic load in the common case.
   virtual bool KeepRunning() = 0;
+  // True when the unit KeepRunning() last started belongs to the measured
+  // phase (always, without --warmup). A module's own counters (its
+  // Report()) count only then, so they cover what the ops table covers.
+  virtual bool Measuring() const = 0;
   // The time this unit of work was meant to start: with a rate, the slot on
   // the schedule (earlier than now when the run is behind); without, the
   // time KeepRunning() returned.

@@ -73,6 +73,7 @@ class Worker final : public WorkerContext {
   Recorder& recorder() override { return recorder_; }
   const std::vector<std::string>& extra_dirs() const override { return shared_->extra_dirs; }
   uint64_t IntendedStartNs() const override { return unit_start_ns_; }
+  bool Measuring() const override { return epoch_ == kMeasureEpoch; }
   DeviceSample SampleDevice(const std::string& path) const override {
     return SampleDeviceOf(path);
   }

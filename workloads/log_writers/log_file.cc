@@ -51,7 +51,11 @@ void LogFile::Open(Recorder* rec) {
   unsynced_bytes_ = 0;
 }
 
-void LogFile::BeginRecord(Recorder& rec) {
+void LogFile::BeginRecord(Recorder& rec, bool measuring) {
+  if (measuring && !measured_) {
+    measured_ = true;
+    at_measure_start_ = counters_;
+  }
   if (settings_.rotate_bytes != 0 && file_bytes_ >= settings_.rotate_bytes) Rotate(rec);
 }
 
@@ -148,6 +152,15 @@ void LogFile::Sync(Recorder& rec) {
 }
 
 void LogFile::Finish(Recorder& rec) { WriteOutBuffer(rec); }
+
+LogCounters LogFile::counters() const {
+  const LogCounters& a = counters_;
+  const LogCounters& b = at_measure_start_;
+  return {a.records - b.records,         a.bytes - b.bytes,
+          a.write_calls - b.write_calls, a.lseeks - b.lseeks,
+          a.flushes - b.flushes,         a.flushed_bytes - b.flushed_bytes,
+          a.rotations - b.rotations};
+}
 
 std::vector<std::string> LogFile::Paths() const {
   std::vector<std::string> paths;

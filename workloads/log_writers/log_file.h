@@ -56,8 +56,10 @@ class LogFile {
   // Prepare, untimed: creates the file (O_EXCL) and preallocates it.
   void Create();
 
-  // Rotates first when the file has reached the rotation size.
-  void BeginRecord(Recorder& rec);
+  // Rotates first when the file has reached the rotation size. The first
+  // record with `measuring` true starts the counts counters() reports:
+  // what warmup did is not counted, as in the ops table.
+  void BeginRecord(Recorder& rec, bool measuring);
   // One piece of a record: a write() (O_APPEND), or a copy into the buffer
   // that writes the buffer out each time it fills.
   void Append(Recorder& rec, const char* data, uint64_t n);
@@ -70,7 +72,10 @@ class LogFile {
 
   std::mutex& mu() { return mu_; }
   const std::string& name() const { return name_; }
-  const LogCounters& counters() const { return counters_; }
+  // What the log did from its first measured record on.
+  LogCounters counters() const;
+  // Files the log created, rotated ones included (warmup's too).
+  uint64_t files() const { return counters_.rotations + 1; }
   // Every file this log created, rotated ones first (oldest first).
   std::vector<std::string> Paths() const;
 
@@ -94,7 +99,9 @@ class LogFile {
   uint64_t unsynced_bytes_ = 0;     // since the last fdatasync/fsync of the current file
   std::vector<char> buffer_;        // flush=buffer: capacity buffer_bytes
   uint64_t buffered_ = 0;
-  LogCounters counters_;
+  LogCounters counters_;  // since Create(): rotation names and the sync cadence use these
+  LogCounters at_measure_start_;
+  bool measured_ = false;
 };
 
 }  // namespace iomimic::log_writers

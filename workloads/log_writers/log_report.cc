@@ -11,9 +11,10 @@ double Per(uint64_t n, uint64_t d) {
 
 nlohmann::json LogsReport(const std::vector<const LogFile*>& logs, const ReportFacts& facts) {
   LogCounters sum;
+  uint64_t files = 0;
   nlohmann::json listed = nlohmann::json::array();
   for (const LogFile* log : logs) {
-    const LogCounters& c = log->counters();
+    const LogCounters c = log->counters();
     sum.records += c.records;
     sum.bytes += c.bytes;
     sum.write_calls += c.write_calls;
@@ -21,6 +22,7 @@ nlohmann::json LogsReport(const std::vector<const LogFile*>& logs, const ReportF
     sum.flushes += c.flushes;
     sum.flushed_bytes += c.flushed_bytes;
     sum.rotations += c.rotations;
+    files += log->files();
     if (listed.size() < kMaxListedLogs) {
       listed.push_back({{"name", log->name()},
                         {"records", c.records},
@@ -28,7 +30,7 @@ nlohmann::json LogsReport(const std::vector<const LogFile*>& logs, const ReportF
                         {"writes", c.write_calls},
                         {"flushes", c.flushes},
                         {"rotations", c.rotations},
-                        {"files", c.rotations + 1}});
+                        {"files", log->files()}});
     }
   }
   nlohmann::json per_record = {{"writes", Per(sum.write_calls, sum.records)},
@@ -51,7 +53,7 @@ nlohmann::json LogsReport(const std::vector<const LogFile*>& logs, const ReportF
           {"rotate_size", facts.rotate_size},
           {"rotations", sum.rotations},
           {"logs", logs.size()},
-          {"files_created", logs.size() + sum.rotations},
+          {"files_created", files},
           {"logs_listed", listed.size()},
           {"per_log", listed}};
 }

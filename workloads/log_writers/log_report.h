@@ -1,9 +1,8 @@
 // The module_report of log_writers: what the logs did, summed from their
 // counters after the workers joined (main thread only).
 //
-// Counters cover everything the workers issued, --warmup included (ops in
-// the report cover the measured phase only); the README documents each
-// field.
+// Counters cover the measured phase, like the ops (files created: the whole
+// run); the README documents each field.
 #pragma once
 
 #include <cstdint>

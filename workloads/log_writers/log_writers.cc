@@ -66,7 +66,8 @@ struct LogWritersConfig {
 
 // Aligned so threads' counters never share a cache line.
 struct alignas(64) ThreadTotals {
-  uint64_t clock_reads = 0;
+  uint64_t clock_reads = 0;  // in the measured phase
+  bool measuring = false;
   uint64_t clock_sink = 0;  // keeps the reads' results alive
 };
 
@@ -197,6 +198,10 @@ class LogWriters final : public Workload {
     ThreadTotals& mine = totals_[static_cast<size_t>(t)];
     for (uint64_t k = 0; ctx.KeepRunning(); ++k) {
       const uint64_t start = NowNs();
+      if (ctx.Measuring() && !mine.measuring) {
+        mine.measuring = true;
+        mine.clock_reads = 0;  // warmup's
+      }
       LogFile& log = shared ? *logs_[(static_cast<uint64_t>(t) + k) % n_shared]
                             : *logs_[static_cast<uint64_t>(t) * per_thread + k % per_thread];
       if (shared) {
@@ -310,7 +315,7 @@ class LogWriters final : public Workload {
 
   // One record into `log` (its lock held when shared).
   void WriteRecord(Recorder& rec, LogFile& log, ThreadTotals* mine) {
-    log.BeginRecord(rec);
+    log.BeginRecord(rec, mine->measuring);
     const char* data = record_.data();
     for (uint64_t j = 0; j < plan_.writes; ++j) {
       for (uint64_t i = plan_.ClocksBefore(j); i > 0; --i) ReadClock(rec, mine);

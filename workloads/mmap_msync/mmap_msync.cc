@@ -151,7 +151,7 @@ class MmapMsync final : public Workload {
       } else {
         rec.Record(kCycle, cycle_start, NowNs(), len);
       }
-      bytes_synced_.fetch_add(do_msync ? len : 0, std::memory_order_relaxed);
+      if (do_msync && ctx.Measuring()) bytes_synced_.fetch_add(len, std::memory_order_relaxed);
       k = (k + 1) % c_.regions_per_thread;
     }
   }

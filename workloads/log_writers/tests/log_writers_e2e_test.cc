@@ -106,6 +106,29 @@ TEST_P(LogWritersOnFs, OpCountsPerRecordMatchTheOptions) {
   EXPECT_TRUE(left.empty()) << "the run directory must be gone";
 }
 
+// module_report covers what the ops table covers: the records of the
+// warmup are in the files but in neither.
+TEST_P(LogWritersOnFs, WarmupIsLeftOutOfTheModuleReport) {
+  const LwRun r = Go({"--threads=2", "--warmup=200ms", "--ops=300",
+                    "--log_writers.lseeks_per_record=2", "--log_writers.clock_reads_per_record=3",
+                    "--log_writers.flush=fdatasync:4", "--log_writers.rotate_size=64KiB"});
+  const json& j = r.report;
+  const json& m = j["module_report"];
+  EXPECT_EQ(OpCount(j, "record"), 300u);
+  EXPECT_EQ(m["records"], 300);
+  EXPECT_EQ(m["bytes"], j["ops"]["write"]["bytes"]);
+  EXPECT_EQ(m["writes"], OpCount(j, "write"));
+  EXPECT_EQ(m["lseeks"], OpCount(j, "lseek"));
+  EXPECT_EQ(m["clock_reads"], OpCount(j, "clock"));
+  EXPECT_EQ(m["flush"]["flushes"], OpCount(j, "fdatasync"));
+  EXPECT_EQ(m["rotations"], OpCount(j, "rename"));
+  // The warmup did write: the files hold more than the measured records.
+  uint64_t on_disk = 0;
+  for (const auto& [path, f] : LayoutFiles(j)) on_disk += f["size_bytes"].get<uint64_t>();
+  EXPECT_GT(on_disk, 300u * 1024);
+  EXPECT_EQ(m["files_created"], LayoutFiles(j).size());
+}
+
 TEST_P(LogWritersOnFs, RotationLeavesExactlyTheFilesItShould) {
   // One thread, two logs: 25 records of 1 KiB each. A log is rotated before
   // the record that finds it at 10 KiB: .1 and .2 hold 10 records, the

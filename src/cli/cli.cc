@@ -15,6 +15,9 @@ constexpr const char* kUsage =
     "       iomimic run [MODULE|PROFILE.ini] [options]\n"
     "                                             run a workload (none: the default one)\n"
     "       iomimic run --help                    the engine's options\n"
+    "       iomimic clean --target DIR [--dry-run]\n"
+    "                                             remove what killed runs left, restore\n"
+    "                                             their --tune settings\n"
     "       iomimic --version\n";
 
 std::string JoinArgs(int argc, char** argv) {
@@ -44,6 +47,7 @@ int Main(int argc, char** argv) {
     if (command == "list") return ListCommand();
     if (command == "describe") return DescribeCommand(args);
     if (command == "run") return RunCommand(args, JoinArgs(argc, argv));
+    if (command == "clean") return CleanCommand(args);
     throw UsageError(fmt::format("unknown command '{}'\n{}", command, kUsage));
   } catch (const UsageError& e) {
     fmt::print(stderr, "iomimic: error: {}\n", e.what());

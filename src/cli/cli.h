@@ -1,4 +1,5 @@
-// The command line: iomimic list | describe MODULE | run [MODULE|PROFILE.ini] [options].
+// The command line: iomimic list | describe MODULE | run [MODULE|PROFILE.ini] [options]
+// | clean --target DIR.
 // Returns the process exit code: 0 success, 1 the run failed or was
 // interrupted, 2 bad usage or a bad profile (nothing written).
 #pragma once
@@ -13,6 +14,7 @@ int Main(int argc, char** argv);
 int ListCommand();
 int DescribeCommand(const std::vector<std::string>& args);
 int RunCommand(const std::vector<std::string>& args, const std::string& command_line);
+int CleanCommand(const std::vector<std::string>& args);
 
 // The built-in default profile (workloads/default.ini, embedded at build time).
 extern const char* const kDefaultProfile;

@@ -14,6 +14,7 @@
 #include "engine/cache_control.h"
 #include "engine/interval_series.h"
 #include "engine/run_dir.h"
+#include "engine/run_marker.h"
 #include "engine/signal_watcher.h"
 #include "engine/tunings.h"
 #include "engine/worker.h"
@@ -247,11 +248,20 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   }
   result.run_dir = shared.run_dir;
   std::vector<std::string> created = {shared.run_dir};
+  // Whose the directories are, and what to put back, for `iomimic clean`
+  // after a kill -9; a directory without its marker is not left behind.
+  RunMarker marker = MarkerOfThisProcess();
+  marker.started_at = result.started_at;
+  marker.module = module_name;
+  const RunMarker extra_marker = marker;
+  marker.tunings = tunings.Journal();
   try {
+    WriteRunMarker(shared.run_dir, marker);
     for (size_t i = 0; i < extras.size(); ++i) {
       if (extras[i].writes) {
         shared.extra_dirs.push_back(CreateRunDir(extra_canonical[i], module_name));
         created.push_back(shared.extra_dirs.back());
+        WriteRunMarker(shared.extra_dirs.back(), extra_marker);
       } else {
         shared.extra_dirs.push_back(extra_canonical[i]);
       }
@@ -438,7 +448,17 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   for (size_t i = 1; i < created.size(); ++i) result.extra_run_dirs.push_back(created[i]);
   stop_->EnterPhase("restore");
   RestoreTunings(&tunings, config_.quiet, &result);
-  if (result.restore_error) shared.Fail(*result.restore_error);
+  if (result.restore_error) {
+    shared.Fail(*result.restore_error);
+  } else if (config_.keep && !tunings.empty()) {
+    // A kept directory's marker must not ask `clean` to restore again.
+    marker.tunings = nlohmann::json::array();
+    try {
+      WriteRunMarker(shared.run_dir, marker);
+    } catch (...) {
+      shared.Fail(ErrorFrom(std::current_exception(), "restore", shared.run_dir, result.work_units));
+    }
+  }
 
   result.error = shared.error;
   result.signal = stop_->signal();

@@ -284,6 +284,90 @@ void Tunings::Restore(bool quiet) noexcept {
   }
 }
 
+nlohmann::json Tunings::Journal() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  nlohmann::json out = nlohmann::json::array();
+  for (const Entry& e : entries_) {
+    out.push_back({{"name", e.name},
+                   {"path", e.path},
+                   {"selector", e.selector},
+                   {"before", e.before},
+                   {"value", e.value},
+                   {"partner_path", e.partner_path},
+                   {"partner_before", e.partner_before}});
+  }
+  return out;
+}
+
+namespace {
+
+// The file a journal entry may name: the one its setting lives in, on some
+// disk for queue settings. Anything else is refused: `clean` runs as root
+// and must not write where a planted file tells it to.
+bool IsFileOf(const std::string& name, const std::string& path) {
+  if (name.rfind("queue.", 0) == 0) {
+    // /sys/block/DISK/queue/LEAF, LEAF a queue setting --tune knows, or
+    // one a scheduler switch links (nr_requests, iosched/WORD).
+    const std::string leaf = name.substr(6);
+    const bool known = IsTunable(name) || leaf == "nr_requests" ||
+                       (leaf.rfind("iosched/", 0) == 0 && IsWord(leaf.substr(8)));
+    const std::string prefix = "/sys/block/", suffix = "/queue/" + leaf;
+    if (!known || path.size() <= prefix.size() + suffix.size() || path.rfind(prefix, 0) != 0 ||
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) {
+      return false;
+    }
+    return IsWord(path.substr(prefix.size(), path.size() - prefix.size() - suffix.size()));
+  }
+  const Tunable* t = FindTunable(name);
+  return t != nullptr && path == FileOf(*t, "");
+}
+
+}  // namespace
+
+void Tunings::Adopt(const nlohmann::json& journal, std::vector<std::string>* left) {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.clear();
+  bool scheduler_restored = false;
+  for (const nlohmann::json& j : journal) {
+    Entry e;
+    e.name = j.value("name", "");
+    e.path = j.value("path", "");
+    e.selector = j.value("selector", false);
+    e.before = j.value("before", "");
+    e.value = j.value("value", "");
+    e.partner_path = j.value("partner_path", "");
+    e.partner_before = j.value("partner_before", "");
+    const Tunable* t = FindTunable(e.name);
+    const bool partner_ok =
+        e.partner_path.empty() ||
+        (t != nullptr && t->partner != nullptr && e.partner_path == FileOf(*FindTunable(t->partner), ""));
+    if (!IsFileOf(e.name, e.path) || !partner_ok || e.before.empty() ||
+        e.before.find('\n') != std::string::npos || e.value.find('\n') != std::string::npos) {
+      throw UsageError(fmt::format("the journal names a file iomimic does not tune: {} ({})",
+                                   e.name, e.path));
+    }
+    if (e.value.empty()) {
+      e.applied = scheduler_restored;  // linked: restored with its scheduler
+    } else {
+      const std::optional<std::string> now = ReadValue(e.path, e.selector);
+      e.applied = now == e.value;
+      if (!e.applied) {
+        left->push_back(fmt::format("{} reads '{}', not the '{}' the run wrote: changed since, "
+                                    "left as it is",
+                                    e.name, now.value_or("?"), e.value));
+      }
+      if (e.name == "queue.scheduler") scheduler_restored = e.applied;
+    }
+    entries_.push_back(std::move(e));
+  }
+  restore_done_ = false;
+}
+
+void Tunings::Disarm() {
+  std::lock_guard<std::mutex> lock(mu_);
+  restore_done_ = true;
+}
+
 bool Tunings::restore_failed() const {
   std::lock_guard<std::mutex> lock(mu_);
   return std::any_of(entries_.begin(), entries_.end(),

@@ -70,6 +70,23 @@ class Tunings {
   // restore_failed() true. Later calls do nothing.
   void Restore(bool quiet) noexcept;
 
+  // What Restore() would need after this process is gone: every entry
+  // with its file, value before and value written. Written into the run
+  // directory's marker (run_marker.h).
+  nlohmann::json Journal() const;
+
+  // `iomimic clean`: takes over the journal of a run that died without
+  // restoring. Only files of the settings --tune knows are accepted; a
+  // setting is restored only while it still reads the value that run
+  // wrote (someone may have changed it since: that is left as it is, and
+  // said in `left`). Linked settings follow their scheduler. Then call
+  // Restore(). Throws UsageError for a journal naming another file.
+  void Adopt(const nlohmann::json& journal, std::vector<std::string>* left);
+
+  // Restore() and the destructor do nothing afterwards (`clean --dry-run`
+  // adopts a journal only to say what it would restore).
+  void Disarm();
+
   bool empty() const { return entries_.empty(); }
   bool restore_failed() const;
   // [{name, path, before, value, applied, restored, error?}], one per file

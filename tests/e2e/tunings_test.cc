@@ -18,6 +18,7 @@
 #include "support/loop_fs.h"
 #include "support/report_file.h"
 #include "support/run_binary.h"
+#include "support/sys_setting.h"
 #include "support/write_audit.h"
 
 namespace iomimic::test {
@@ -25,21 +26,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-
-std::string ReadTrimmed(const std::string& path) {
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
-// The bracketed word of "none [mq-deadline] kyber bfq".
-std::string Active(const std::string& selector_text) {
-  const size_t open = selector_text.find('[');
-  const size_t close = selector_text.find(']');
-  if (open == std::string::npos || close == std::string::npos) return selector_text;
-  return selector_text.substr(open + 1, close - open - 1);
-}
 
 class Tunings : public ::testing::Test {
  protected:

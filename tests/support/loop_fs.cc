@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "support/run_binary.h"
+#include "support/sys_setting.h"
 
 namespace iomimic::test {
 namespace {
@@ -57,13 +58,6 @@ std::vector<std::string> Words(const std::string& text) {
   std::istringstream in(text);
   for (std::string w; in >> w;) words.push_back(w);
   return words;
-}
-
-std::string ReadTrimmed(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return Trim(ss.str());
 }
 
 std::string MkfsProgram(const std::string& fs_type) { return "mkfs." + fs_type; }

@@ -249,7 +249,8 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   result.run_dir = shared.run_dir;
   std::vector<std::string> created = {shared.run_dir};
   // Whose the directories are, and what to put back, for `iomimic clean`
-  // after a kill -9; a directory without its marker is not left behind.
+  // after a kill -9. A marker that cannot be written fails the run in
+  // prepare, which then removes the directory like any failed run.
   RunMarker marker = MarkerOfThisProcess();
   marker.started_at = result.started_at;
   marker.module = module_name;
@@ -456,7 +457,8 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     try {
       WriteRunMarker(shared.run_dir, marker);
     } catch (...) {
-      shared.Fail(ErrorFrom(std::current_exception(), "restore", shared.run_dir, result.work_units));
+      shared.Fail(
+          ErrorFrom(std::current_exception(), "restore", shared.run_dir, result.work_units));
     }
   }
 

@@ -338,9 +338,9 @@ void Tunings::Adopt(const nlohmann::json& journal, std::vector<std::string>* lef
     e.partner_path = j.value("partner_path", "");
     e.partner_before = j.value("partner_before", "");
     const Tunable* t = FindTunable(e.name);
-    const bool partner_ok =
-        e.partner_path.empty() ||
-        (t != nullptr && t->partner != nullptr && e.partner_path == FileOf(*FindTunable(t->partner), ""));
+    const bool partner_ok = e.partner_path.empty() ||
+                            (t != nullptr && t->partner != nullptr &&
+                             e.partner_path == FileOf(*FindTunable(t->partner), ""));
     if (!IsFileOf(e.name, e.path) || !partner_ok || e.before.empty() ||
         e.before.find('\n') != std::string::npos || e.value.find('\n') != std::string::npos) {
       throw UsageError(fmt::format("the journal names a file iomimic does not tune: {} ({})",

@@ -1,5 +1,6 @@
 #include "engine/run_dir.h"
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -8,6 +9,8 @@
 #include <climits>
 #include <cstring>
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -83,13 +86,50 @@ std::string CreateRunDir(const std::string& target, const std::string& module) {
 }
 
 namespace {
+
+// The mount a path is on (statx STATX_MNT_ID): unlike st_dev it tells a
+// bind mount of the same filesystem from the directory it is mounted on.
+std::optional<uint64_t> MountIdOf(const char* path) {
+  struct statx stx {};
+  if (::statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) != 0 ||
+      (stx.stx_mask & STATX_MNT_ID) == 0) {
+    return std::nullopt;
+  }
+  return stx.stx_mnt_id;
+}
+
+// nftw has no user pointer: the pre-pass's state, one walk at a time.
+thread_local uint64_t walk_mount_id = 0;
+thread_local std::string* walk_foreign = nullptr;
+
+int FindForeignMount(const char* path, const struct stat*, int, struct FTW*) {
+  const std::optional<uint64_t> id = MountIdOf(path);
+  if (id && *id == walk_mount_id) return FTW_CONTINUE;
+  *walk_foreign = path;
+  return FTW_STOP;
+}
+
 int RemoveOne(const char* path, const struct stat*, int type, struct FTW*) {
   const int rc = (type == FTW_DP) ? ::rmdir(path) : ::unlink(path);
   return rc == 0 ? 0 : errno;
 }
+
 }  // namespace
 
 void RemoveRunDir(const std::string& run_dir) {
+  // First, nothing mounted anywhere inside (a bind mount of the same
+  // filesystem included, which FTW_MOUNT's st_dev check cannot see): the
+  // removal would empty what is mounted there.
+  if (const std::optional<uint64_t> root_id = MountIdOf(run_dir.c_str())) {
+    std::string foreign;
+    walk_mount_id = *root_id;
+    walk_foreign = &foreign;
+    const int rc = ::nftw(run_dir.c_str(), FindForeignMount, 32,
+                          FTW_PHYS | FTW_ACTIONRETVAL);
+    walk_foreign = nullptr;
+    if (rc < 0) throw SysError("nftw", run_dir, errno);
+    if (!foreign.empty()) throw SysError("remove (a filesystem is mounted inside)", foreign, EBUSY);
+  }
   // FTW_PHYS: never follow a symlink out of the run directory.
   // FTW_MOUNT: never descend into another filesystem mounted inside it.
   const int rc = ::nftw(run_dir.c_str(), RemoveOne, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);

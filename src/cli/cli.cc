@@ -1,10 +1,12 @@
 #include "cli/cli.h"
 
+#include <csignal>
 #include <cstdio>
 
 #include <fmt/format.h>
 
 #include "iomimic/status.h"
+#include "util/stderr_line.h"
 
 namespace iomimic::cli {
 namespace {
@@ -32,6 +34,9 @@ std::string JoinArgs(int argc, char** argv) {
 }  // namespace
 
 int Main(int argc, char** argv) {
+  // A closed pipe on stdout or stderr is a failed write (PrintErr drops
+  // the message), not the end of a run that has settings to restore.
+  std::signal(SIGPIPE, SIG_IGN);
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
@@ -50,12 +55,12 @@ int Main(int argc, char** argv) {
     if (command == "clean") return CleanCommand(args);
     throw UsageError(fmt::format("unknown command '{}'\n{}", command, kUsage));
   } catch (const UsageError& e) {
-    fmt::print(stderr, "iomimic: error: {}\n", e.what());
+    PrintErr("iomimic: error: {}\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     // Not a bad input and not a run's own failure (those become reports):
     // say it and fail, never abort.
-    fmt::print(stderr, "iomimic: error: {}\n", e.what());
+    PrintErr("iomimic: error: {}\n", e.what());
     return 1;
   }
 }

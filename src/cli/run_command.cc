@@ -14,6 +14,7 @@
 #include "engine/signal_watcher.h"
 #include "iomimic/status.h"
 #include "report/reporters.h"
+#include "util/stderr_line.h"
 
 namespace iomimic::cli {
 namespace {
@@ -24,7 +25,7 @@ bool WriteOrSay(const std::string& path, const std::string& content, const char*
     report::WriteFileAtomically(path, content);
     return true;
   } catch (const SysError& e) {
-    fmt::print(stderr, "iomimic: error: cannot write the {}: {}\n", what, e.what());
+    PrintErr("iomimic: error: cannot write the {}: {}\n", what, e.what());
     return false;
   }
 }
@@ -51,7 +52,7 @@ std::vector<engine::RunResult> RunRepeats(const RunPlan& plan, engine::StopSourc
     result.config = plan.config;
     if (result.status != "complete") break;
     if (cli.repeat > 1 && !cli.quiet) {
-      fmt::print(stderr, "iomimic: repeat {}/{}: {}\n", i + 1, cli.repeat,
+      PrintErr("iomimic: repeat {}/{}: {}\n", i + 1, cli.repeat,
                  report::OneLine(result));
     }
   }
@@ -93,7 +94,7 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
   engine::SignalWatcher signals(&stop);
   if (!sweep.name.empty()) CheckSweep(sweep, &stop);
   if (!cli.quiet) {
-    fmt::print(stderr, "iomimic: running {}{} under {}{}{}\n", plan.module_name,
+    PrintErr("iomimic: running {}{} under {}{}{}\n", plan.module_name,
                plan.default_run ? " (the built-in default workload)" : "", plan.engine.target,
                cli.repeat > 1 ? fmt::format(", {} times", cli.repeat) : "",
                sweep.name.empty() ? ""
@@ -108,7 +109,7 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
     }
     const SweepPoint& point = sweep.points[i];
     if (!sweep.name.empty() && !cli.quiet) {
-      fmt::print(stderr, "iomimic: sweep {}={} ({}/{})\n", sweep.name, point.value, i + 1,
+      PrintErr("iomimic: sweep {}={} ({}/{})\n", sweep.name, point.value, i + 1,
                  sweep.points.size());
     }
     points.push_back({point.value, RunRepeats(point.plan, &stop, command_line)});
@@ -124,7 +125,7 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
   const std::vector<engine::RunResult>* last_runs = &last_point->runs;
   const engine::RunResult& last = last_runs->back();
   if (last.error && !cli.quiet) {
-    fmt::print(stderr, "iomimic: run failed in {}: {} {}: {}\n", last.error->phase,
+    PrintErr("iomimic: run failed in {}: {} {}: {}\n", last.error->phase,
                last.error->op, last.error->path, last.error->message);
   }
   nlohmann::json json = report::ToJson(last);

@@ -8,6 +8,7 @@
 #include "iomimic/page_cache.h"
 #include "iomimic/status.h"
 #include "probes/probes.h"
+#include "util/stderr_line.h"
 
 namespace iomimic {
 namespace {
@@ -52,7 +53,7 @@ nlohmann::json ApplyCacheMode(const std::string& mode, const std::vector<std::st
   if (mode == "cold") {
     for (const auto& f : files) EvictFromPageCache(f);
   } else if (mode == "drop") {
-    if (!quiet) fmt::print(stderr, "iomimic: sync; echo 3 > /proc/sys/vm/drop_caches\n");
+    if (!quiet) PrintErr("iomimic: sync; echo 3 > /proc/sys/vm/drop_caches\n");
     DropAllCaches();
   }
   out["cached_bytes_after"] = CachedTotal(files);

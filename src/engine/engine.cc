@@ -21,6 +21,7 @@
 #include "iomimic/status.h"
 #include "probes/probes.h"
 #include "stats/thread_recorder.h"
+#include "util/stderr_line.h"
 
 namespace iomimic::engine {
 namespace {
@@ -149,7 +150,7 @@ void RestoreTunings(Tunings* tunings, bool quiet, RunResult* result) {
 // One line per phase on stderr: a user watching a long prepare knows what
 // it does, and scripts (and the signal tests) can wait for a phase.
 void Engine::Announce(const std::string& what) const {
-  if (!config_.quiet) fmt::print(stderr, "iomimic: {}\n", what);
+  if (!config_.quiet) PrintErr("iomimic: {}\n", what);
 }
 
 Engine::Checked Engine::Check(const std::string& module_name, Workload& workload) const {
@@ -370,7 +371,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
         shared.tick.fetch_add(1, std::memory_order_relaxed);
         if (!first_close) series->Close(NowNs());
         first_close = false;
-        if (config_.progress) fmt::print(stderr, "\r{}   ", series->ProgressLine(NowNs()));
+        if (config_.progress) PrintErr("\r{}   ", series->ProgressLine(NowNs()));
         next_tick += std::chrono::nanoseconds(tick_ns);
       }
     }
@@ -380,7 +381,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     after = TakeSnapshot(&devices, true);
     if (series) {
       series->Close(NowNs());
-      if (config_.progress) fmt::print(stderr, "\r{}\n", series->ProgressLine(NowNs()));
+      if (config_.progress) PrintErr("\r{}\n", series->ProgressLine(NowNs()));
       if (config_.interval_ns != 0) result.series = series->rows();
     }
 

@@ -24,6 +24,7 @@ sigset_t WatchedSignals() {
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);  // a closed terminal or ssh session: stop cleanly, like SIGTERM
   sigaddset(&set, SIGUSR2);
   return set;
 }

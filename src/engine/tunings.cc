@@ -15,6 +15,7 @@
 #include "platform/block_device.h"
 #include "platform/sysfs.h"
 #include "probes/probes.h"
+#include "util/stderr_line.h"
 
 namespace iomimic::engine {
 namespace {
@@ -234,7 +235,7 @@ void Tunings::Apply(bool quiet) {
     e.applied = true;  // from here on it is restored, written or not
     if (e.value.empty()) continue;
     if (!quiet) {
-      fmt::print(stderr, "iomimic: tune {}: {} -> {} ({}; restored afterwards)\n", e.name,
+      PrintErr("iomimic: tune {}: {} -> {} ({}; restored afterwards)\n", e.name,
                  e.before, e.value, e.path);
     }
     if (const int err = WriteValue(e.path, e.value); err != 0) {
@@ -277,9 +278,9 @@ void Tunings::Restore(bool quiet) noexcept {
     if (!e.applied) continue;
     RestoreEntry(e);
     if (!e.error.empty()) {
-      fmt::print(stderr, "iomimic: error: could not restore {}: {}\n", e.name, e.error);
+      PrintErr("iomimic: error: could not restore {}: {}\n", e.name, e.error);
     } else if (!quiet && !e.value.empty()) {
-      fmt::print(stderr, "iomimic: restored {} to {}\n", e.name, e.before);
+      PrintErr("iomimic: restored {} to {}\n", e.name, e.before);
     }
   }
 }

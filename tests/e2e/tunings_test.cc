@@ -1,5 +1,5 @@
 // --tune changes system settings for a run and puts them back: after a
-// complete run, after a failed one, after SIGINT/SIGTERM and after a second
+// complete run, after a failed one, after SIGINT/SIGTERM/SIGHUP and after a second
 // signal that ends the process at once. The settings are read from sysfs
 // and procfs by the test itself, before, during and after the run. (A loop
 // device keeps its queue settings when detached and reused: a run that did
@@ -133,7 +133,7 @@ TEST_P(TuningsSignal, RestoredAfterTheSignal) {
   EXPECT_EQ(Queue(), before);
 }
 
-INSTANTIATE_TEST_SUITE_P(Signals, TuningsSignal, ::testing::Values(SIGINT, SIGTERM),
+INSTANTIATE_TEST_SUITE_P(Signals, TuningsSignal, ::testing::Values(SIGINT, SIGTERM, SIGHUP),
                          [](const auto& param_info) { return std::string(sigabbrev_np(param_info.param)); });
 
 // A second signal ends the process at once, without a report: the settings

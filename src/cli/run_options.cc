@@ -239,6 +239,25 @@ RunPlan ParseRunArgs(const std::vector<std::string>& args) {
                                    "writable: {}",
                                    path, name, dir, std::strerror(errno)));
     }
+    // The report is renamed into place: that would replace a device
+    // (/dev/null), a symbolic link (/dev/stdout) or fail on a directory
+    // after the whole run.
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      throw UsageError(fmt::format(
+          "invalid value '{}' for option '{}': it exists and is not a regular file (a {}); the "
+          "report is written to a new file and renamed over it. Give a file name, or "
+          "--format=json for standard output",
+          path, name,
+          S_ISDIR(st.st_mode)   ? "directory"
+          : S_ISLNK(st.st_mode) ? "symbolic link"
+                                : "device, pipe or socket"));
+    }
+  }
+  if (!plan.cli.output.empty() && plan.cli.output == plan.cli.series_output) {
+    throw UsageError(fmt::format("invalid value '{}' for option 'series_output': it is also "
+                                 "--output; the series would overwrite the report",
+                                 plan.cli.series_output));
   }
 
   // A module whose work has an end (passes, a build) runs to it unless the

@@ -116,6 +116,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{{"no_such_module"}, "no_such_module"},
         BadInput{{"mmap_msync", "--format=xml"}, "format"},
         BadInput{{"mmap_msync", "--output=/nonexistent/r.json"}, "output"},
+        // Renaming a report over these would replace a device or a link.
+        BadInput{{"mmap_msync", "--output=/dev/null"}, "option 'output': it exists and is not "
+                                                       "a regular file (a device"},
+        BadInput{{"mmap_msync", "--output=/dev/stdout"}, "(a symbolic link)"},
+        BadInput{{"mmap_msync", "--output=/tmp"}, "(a directory)"},
+        BadInput{{"mmap_msync", "--output=/tmp/iomimic-cli-same.json", "--interval=1s",
+                  "--series_output=/tmp/iomimic-cli-same.json"},
+                 "option 'series_output'"},
         BadInput{{"mmap_msync", "--threads=2", "--threads=3"}, "threads"},
         BadInput{{"mmap_msync", "--threads=1024", "--mmap_msync.region_size=1GiB"}, "free"},
         BadInput{{"rrd_update", "--warmup=1s"}, "option 'warmup' cannot be used with module "

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <latch>
 #include <map>
+#include <system_error>
 #include <thread>
 
 #include <fmt/chrono.h>
@@ -318,8 +319,22 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     }
     std::latch start(shared.settings.threads + 1);
     std::vector<std::thread> threads;
-    for (auto& w : workers) {
-      threads.emplace_back([&workload, &start, worker = w.get()] { worker->Run(workload, start); });
+    for (size_t i = 0; i < workers.size(); ++i) {
+      try {
+        threads.emplace_back(
+            [&workload, &start, worker = workers[i].get()] { worker->Run(workload, start); });
+      } catch (const std::system_error& e) {
+        // Out of threads (ulimit, a pids cgroup): the run fails, and the
+        // threads already started are let through the latch to see the
+        // stop, so that they are joined and everything is put back.
+        shared.Fail(ErrorFrom(std::make_exception_ptr(SysError("pthread_create", fmt::format(
+                                                                   "worker thread {}", i),
+                                                               e.code().value())),
+                              "prepare", shared.run_dir, 0));
+        stop_->RequestStop();
+        start.count_down(static_cast<std::ptrdiff_t>(workers.size() - i));
+        break;
+      }
     }
     const auto all_finished = [&] { return shared.finished.load() == shared.settings.threads; };
     auto begin_measure = [&] {

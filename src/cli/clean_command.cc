@@ -27,7 +27,8 @@ constexpr const char* kCleanUsage =
     "usage: iomimic clean --target DIR [--dry-run]\n"
     "  Removes the run directories (DIR/iomimic-*) of runs that were killed\n"
     "  (kill -9, a crash) and puts back the settings their --tune changed.\n"
-    "  A directory of a run still going, or without iomimic's marker, is left.\n"
+    "  A directory of a run still going, one kept with --keep, or one without\n"
+    "  iomimic's marker is left.\n"
     "  --dry-run: say what would be done, change nothing.\n";
 
 struct CleanArgs {
@@ -129,6 +130,11 @@ int CleanCommand(const std::vector<std::string>& args) {
     if (!marker) {
       Say(dir, fmt::format("no readable {}: not known to be iomimic's, left",
                            engine::kRunMarkerName));
+      ++left;
+      continue;
+    }
+    if (marker->kept) {
+      Say(dir, "kept with --keep by a run that ended, left (remove it yourself)");
       ++left;
       continue;
     }

@@ -467,9 +467,11 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   RestoreTunings(&tunings, config_.quiet, &result);
   if (result.restore_error) {
     shared.Fail(*result.restore_error);
-  } else if (config_.keep && !tunings.empty()) {
-    // A kept directory's marker must not ask `clean` to restore again.
+  } else if (config_.keep) {
+    // A kept directory is the user's now: `clean` neither removes it nor
+    // restores its settings again.
     marker.tunings = nlohmann::json::array();
+    marker.kept = true;
     try {
       WriteRunMarker(shared.run_dir, marker);
     } catch (...) {

@@ -30,7 +30,8 @@ void WriteRunMarker(const std::string& run_dir, const RunMarker& marker) {
                             {"boot_id", marker.boot_id},
                             {"started_at", marker.started_at},
                             {"module", marker.module},
-                            {"tunings", marker.tunings}};
+                            {"tunings", marker.tunings},
+                            {"kept", marker.kept}};
   const std::string text = j.dump(1) + "\n";
   const std::string path = run_dir + "/" + kRunMarkerName;
   const std::string tmp = path + ".tmp";
@@ -64,6 +65,7 @@ std::optional<RunMarker> ReadRunMarker(const std::string& run_dir) {
   m.boot_id = j.value("boot_id", "");
   m.started_at = j.value("started_at", "");
   m.module = j.value("module", "");
+  m.kept = j.value("kept", false);
   if (j.contains("tunings") && j["tunings"].is_array()) m.tunings = j["tunings"];
   m.owner_uid = st.st_uid;
   return m;

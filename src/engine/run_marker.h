@@ -23,6 +23,8 @@ struct RunMarker {
   std::string started_at;
   std::string module;
   nlohmann::json tunings = nlohmann::json::array();  // Tunings::Journal()
+  // The run ended and --keep left the directory on purpose: clean leaves it.
+  bool kept = false;
   // Read back only: the owner of the marker file (restoring settings from a
   // marker needs it to be root's).
   unsigned owner_uid = 0;

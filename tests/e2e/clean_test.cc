@@ -104,6 +104,16 @@ TEST_F(Clean, ARunStillGoingIsLeftAlone) {
   EXPECT_EQ(CountEntries(fs_->mount_point()), 0) << "the run removed its own directory";
 }
 
+TEST_F(Clean, ADirectoryKeptWithKeepIsLeft) {
+  const RunResult run = RunIomimic({"run", "mmap_msync", "--target=" + fs_->mount_point(),
+                                    "--duration=0", "--ops=2", "--keep", "--format=none"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const RunResult r = CleanTarget();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("kept with --keep"), std::string::npos) << r.out;
+  EXPECT_EQ(CountEntries(fs_->mount_point()), 1);
+}
+
 TEST_F(Clean, ADirectoryWithoutTheMarkerIsLeft) {
   const std::string dir = fs_->mount_point() + "/iomimic-mine-keep";
   ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);

@@ -1,5 +1,9 @@
 #include "cli/cli.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 
@@ -37,6 +41,17 @@ int Main(int argc, char** argv) {
   // A closed pipe on stdout or stderr is a failed write (PrintErr drops
   // the message), not the end of a run that has settings to restore.
   std::signal(SIGPIPE, SIG_IGN);
+  // A closed standard descriptor would be reused by the first file the run
+  // opens, and messages would land in it: hold 0-2 open on /dev/null.
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+      const int null_fd = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+      if (null_fd >= 0 && null_fd != fd) {
+        ::dup2(null_fd, fd);
+        ::close(null_fd);
+      }
+    }
+  }
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "support/loop_fs.h"
 #include "support/run_binary.h"
@@ -152,6 +153,27 @@ TEST(Cli, ProfileErrorsNameTheKey) {
   EXPECT_NE(r.err.find("sometimes"), std::string::npos) << r.err;
   EXPECT_EQ(dir.Entries(), 0);
   ::unlink(profile.c_str());
+}
+
+// With stderr closed (a daemon, `2>&-`) the run still completes, and its
+// messages land nowhere, not in a file the run opened on descriptor 2.
+TEST(Cli, ClosedStderrLosesOnlyTheMessages) {
+  ScratchDir dir;
+  const std::string report = dir.path() + "/../iomimic-cli-closed-stderr.json";
+  const RunResult r = RunCommand(
+      {"/bin/sh", "-c",
+       "exec " + std::string(IOMIMIC_BINARY) + " run mmap_msync --duration=0 --ops=4 "
+       "--mmap_msync.region_size=1MiB --keep --target=" + dir.path() + " --output=" + report +
+       " 2>&-"});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  std::ifstream in(report);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["status"], "complete");
+  // The first file the run made (the marker) holds JSON only.
+  std::ifstream marker(j["run_dir"].get<std::string>() + "/.iomimic-run");
+  EXPECT_TRUE(nlohmann::json::parse(marker, nullptr, false).is_object());
+  ::unlink(report.c_str());
 }
 
 TEST(Cli, RefusedTargetsExit2) {

@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "iomimic/registry.h"
 #include "iomimic/status.h"
+#include "util/profile_text.h"
 
 namespace po = boost::program_options;
 
@@ -86,21 +87,6 @@ std::string Encode(std::string s, const char* what) {
 std::string Decode(std::string s) {
   std::replace(s.begin(), s.end(), kPercentStandIn, '%');
   return s;
-}
-
-// Profiles are small; a huge file is a mistake, not a profile.
-constexpr size_t kMaxProfileBytes = 1 << 20;
-
-std::string ReadProfile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot read profile '{}'", path));
-  std::string text(kMaxProfileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxProfileBytes) {
-    throw UsageError(fmt::format("profile '{}' is larger than 1 MiB", path));
-  }
-  return text;
 }
 
 nlohmann::json Resolved(const OptionSet& set) {
@@ -184,7 +170,7 @@ RunPlan ParseRunArgs(const std::vector<std::string>& args) {
       po::store(po::parse_config_file(in, file_desc, false), vm);
     } else if (LooksLikeProfile(workload_arg)) {
       plan.profile = workload_arg;
-      std::istringstream in(Encode(ReadProfile(plan.profile), "the profile"));
+      std::istringstream in(Encode(ReadProfileText(plan.profile), "the profile"));
       po::store(po::parse_config_file(in, file_desc, false), vm);
     }
   } catch (const po::error& e) {

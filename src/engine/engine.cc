@@ -257,7 +257,6 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   marker.started_at = result.started_at;
   marker.module = module_name;
   const RunMarker extra_marker = marker;
-  marker.tunings = tunings.Journal();
   try {
     WriteRunMarker(shared.run_dir, marker);
     for (size_t i = 0; i < extras.size(); ++i) {

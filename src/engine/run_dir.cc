@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -15,10 +17,35 @@
 
 #include <fmt/format.h>
 
+#include "engine/run_marker.h"
 #include "iomimic/status.h"
 #include "util/units.h"
 
 namespace iomimic::engine {
+
+std::string PseudoFilesystemOf(const std::string& path) {
+  struct statfs fs {};
+  if (::statfs(path.c_str(), &fs) != 0) return "";
+  // The kernel's own views and controls: files there are not data, and a
+  // write there changes the system (or fails after the whole run).
+  static constexpr struct {
+    unsigned long magic;
+    const char* name;
+  } kPseudo[] = {
+      {PROC_SUPER_MAGIC, "proc"},     {SYSFS_MAGIC, "sysfs"},
+      {CGROUP_SUPER_MAGIC, "cgroup"}, {CGROUP2_SUPER_MAGIC, "cgroup2"},
+      {DEBUGFS_MAGIC, "debugfs"},     {TRACEFS_MAGIC, "tracefs"},
+      {SECURITYFS_MAGIC, "securityfs"}, {DEVPTS_SUPER_MAGIC, "devpts"},
+      {BPF_FS_MAGIC, "bpf"},          {PSTOREFS_MAGIC, "pstore"},
+      {EFIVARFS_MAGIC, "efivarfs"},   {SELINUX_MAGIC, "selinuxfs"},
+      {BINFMTFS_MAGIC, "binfmt_misc"}, {0x65735543, "fusectl"},
+      {0x19800202, "mqueue"},         {0x62656570, "configfs"},
+  };
+  for (const auto& p : kPseudo) {
+    if (static_cast<unsigned long>(fs.f_type) == p.magic) return p.name;
+  }
+  return "";
+}
 
 std::string CheckTarget(const std::string& target, uint64_t footprint, uint64_t min_free) {
   struct stat st {};
@@ -40,6 +67,11 @@ std::string CheckTarget(const std::string& target, uint64_t footprint, uint64_t 
                                  std::strerror(errno)));
   }
   const std::string canonical = resolved;
+  if (const std::string pseudo = PseudoFilesystemOf(canonical); !pseudo.empty()) {
+    throw UsageError(fmt::format("target '{}' is on {}, a pseudo filesystem of the kernel, not a "
+                                 "filesystem to test: give a directory on a disk",
+                                 target, pseudo));
+  }
   if (canonical == "/") {
     throw UsageError("target '/' refused: give a directory below the root (e.g. a scratch "
                      "directory on the filesystem under test)");
@@ -109,7 +141,13 @@ int FindForeignMount(const char* path, const struct stat*, int, struct FTW*) {
   return FTW_STOP;
 }
 
-int RemoveOne(const char* path, const struct stat*, int type, struct FTW*) {
+// The run directory's marker and the directory itself are removed last,
+// after the walk: until everything else is gone, `clean` must still see
+// whose the directory is.
+
+int RemoveOne(const char* path, const struct stat*, int type, struct FTW* ftw) {
+  if (ftw->level == 0) return 0;
+  if (ftw->level == 1 && std::strcmp(path + ftw->base, kRunMarkerName) == 0) return 0;
   const int rc = (type == FTW_DP) ? ::rmdir(path) : ::unlink(path);
   return rc == 0 ? 0 : errno;
 }
@@ -135,6 +173,9 @@ void RemoveRunDir(const std::string& run_dir) {
   const int rc = ::nftw(run_dir.c_str(), RemoveOne, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
   if (rc > 0) throw SysError("remove", run_dir, rc);
   if (rc < 0) throw SysError("nftw", run_dir, errno);
+  const std::string marker = run_dir + "/" + kRunMarkerName;
+  if (::unlink(marker.c_str()) != 0 && errno != ENOENT) throw SysError("unlink", marker, errno);
+  if (::rmdir(run_dir.c_str()) != 0) throw SysError("rmdir", run_dir, errno);
 }
 
 }  // namespace iomimic::engine

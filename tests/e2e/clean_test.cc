@@ -16,6 +16,7 @@
 
 #include "support/loop_fs.h"
 #include "support/run_binary.h"
+#include "support/state_dir.h"
 #include "support/sys_setting.h"
 
 namespace iomimic::test {
@@ -67,6 +68,7 @@ class Clean : public ::testing::Test {
     return RunIomimic(args);
   }
 
+  ScopedStateDir state_;  // before fs_: its journals name fs_'s device
   std::unique_ptr<LoopFs> fs_;
   std::string queue_;
   std::map<std::string, std::string> before_;
@@ -166,7 +168,8 @@ TEST_F(Clean, AMarkerNamingAnotherFileIsRefused) {
 }
 
 TEST_F(Clean, BadUsageExits2) {
-  EXPECT_EQ(RunIomimic({"clean"}).exit_code, 2);
+  EXPECT_EQ(RunIomimic({"clean", "--target"}).exit_code, 2);
+  EXPECT_EQ(RunIomimic({"clean", "--target="}).exit_code, 2);
   const RunResult missing = RunIomimic({"clean", "--target=/nonexistent/dir"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("/nonexistent/dir"), std::string::npos) << missing.err;

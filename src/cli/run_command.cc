@@ -4,14 +4,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "cli/output_checks.h"
 #include "cli/run_options.h"
 #include "cli/sweep_plan.h"
 #include "engine/engine.h"
 #include "engine/signal_watcher.h"
+#include "engine/tunings.h"
 #include "iomimic/status.h"
 #include "report/reporters.h"
 #include "util/stderr_line.h"
@@ -63,10 +66,15 @@ std::vector<engine::RunResult> RunRepeats(const RunPlan& plan, engine::StopSourc
 // first one runs: a refusal at point 3 must not come after points 1 and 2
 // have written files.
 void CheckSweep(const SweepPlan& sweep, engine::StopSource* stop) {
+  std::map<std::string, std::string> kept;  // each tuned value the kernel keeps, once
   for (const SweepPoint& point : sweep.points) {
     std::unique_ptr<Workload> workload = MakeWorkload(point.plan);
     try {
-      engine::Engine(point.plan.engine, stop).Check(point.plan.module_name, *workload);
+      const auto checked =
+          engine::Engine(point.plan.engine, stop).Check(point.plan.module_name, *workload);
+      if (engine::IsTunable(sweep.name)) {
+        engine::TrySweepPoint(checked.tunings, checked.target, sweep.name, &kept);
+      }
     } catch (const UsageError& e) {
       throw UsageError(fmt::format("--sweep {}={}: {}", sweep.name, point.value, e.what()));
     }
@@ -95,7 +103,8 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
   if (!sweep.name.empty()) CheckSweep(sweep, &stop);
   if (!cli.quiet) {
     PrintErr("iomimic: running {}{} under {}{}{}\n", plan.module_name,
-               plan.default_run ? " (the built-in default workload)" : "", plan.engine.target,
+               plan.default_run ? " (the built-in default workload)" : "",
+               Printable(plan.engine.target),
                cli.repeat > 1 ? fmt::format(", {} times", cli.repeat) : "",
                sweep.name.empty() ? ""
                                   : fmt::format(" for each of {} values of {}",
@@ -126,7 +135,7 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
   const engine::RunResult& last = last_runs->back();
   if (last.error && !cli.quiet) {
     PrintErr("iomimic: run failed in {}: {} {}: {}\n", last.error->phase,
-               last.error->op, last.error->path, last.error->message);
+               last.error->op, Printable(last.error->path), last.error->message);
   }
   nlohmann::json json = report::ToJson(last);
   if (cli.repeat > 1) json["repeats"] = report::SummarizeRepeats(*last_runs);
@@ -162,8 +171,8 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
   } else if (cli.format == "csv") {
     fmt::print("{}", csv());
   }
-  std::fflush(stdout);
-  return written && complete ? 0 : 1;
+  const bool printed = FinishStdout();  // text and CSV are buffered: a loss shows here
+  return written && printed && complete ? 0 : 1;
 }
 
 }  // namespace iomimic::cli

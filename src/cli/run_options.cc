@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "cli/output_checks.h"
 #include "iomimic/registry.h"
 #include "iomimic/status.h"
 #include "util/profile_text.h"
@@ -245,6 +246,8 @@ RunPlan ParseRunArgs(const std::vector<std::string>& args) {
                                  "--output; the series would overwrite the report",
                                  plan.cli.series_output));
   }
+
+  CheckOutputs(plan);
 
   // A module whose work has an end (passes, a build) runs to it unless the
   // user bounded the run.

@@ -293,7 +293,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
 
   // --- prepare (untimed), then the page cache as asked ---
   if (!shared.error) {
-    Announce(fmt::format("prepare: creating the files in {}", shared.run_dir));
+    Announce(fmt::format("prepare: creating the files in {}", Printable(shared.run_dir)));
     try {
       Prep prep(&shared);
       workload.Prepare(prep);
@@ -448,7 +448,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   result.run_dir_kept = config_.keep;
   if (!config_.keep) {
     stop_->EnterPhase("cleanup");
-    Announce(fmt::format("cleanup: removing {}", fmt::join(created, ", ")));
+    Announce(Printable(fmt::format("cleanup: removing {}", fmt::join(created, ", "))));
     for (const std::string& dir : created) {
       try {
         RemoveRunDir(dir);

@@ -19,6 +19,7 @@
 
 #include "engine/run_marker.h"
 #include "iomimic/status.h"
+#include "util/stderr_line.h"
 #include "util/units.h"
 
 namespace iomimic::engine {
@@ -48,29 +49,30 @@ std::string PseudoFilesystemOf(const std::string& path) {
 }
 
 std::string CheckTarget(const std::string& target, uint64_t footprint, uint64_t min_free) {
+  const std::string shown = Printable(target);  // a newline in a path forges no message line
   struct stat st {};
   if (::stat(target.c_str(), &st) != 0) {
-    throw UsageError(fmt::format("target '{}' cannot be used: {}", target, std::strerror(errno)));
+    throw UsageError(fmt::format("target '{}' cannot be used: {}", shown, std::strerror(errno)));
   }
   if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)) {
     throw UsageError(fmt::format(
         "target '{}' is a device; iomimic never writes to a device, give a directory on a "
         "mounted filesystem",
-        target));
+        shown));
   }
   if (!S_ISDIR(st.st_mode)) {
-    throw UsageError(fmt::format("target '{}' is not a directory", target));
+    throw UsageError(fmt::format("target '{}' is not a directory", shown));
   }
   char resolved[PATH_MAX];
   if (::realpath(target.c_str(), resolved) == nullptr) {
-    throw UsageError(fmt::format("target '{}' cannot be resolved: {}", target,
+    throw UsageError(fmt::format("target '{}' cannot be resolved: {}", shown,
                                  std::strerror(errno)));
   }
   const std::string canonical = resolved;
   if (const std::string pseudo = PseudoFilesystemOf(canonical); !pseudo.empty()) {
     throw UsageError(fmt::format("target '{}' is on {}, a pseudo filesystem of the kernel, not a "
                                  "filesystem to test: give a directory on a disk",
-                                 target, pseudo));
+                                 shown, pseudo));
   }
   if (canonical == "/") {
     throw UsageError("target '/' refused: give a directory below the root (e.g. a scratch "
@@ -78,33 +80,34 @@ std::string CheckTarget(const std::string& target, uint64_t footprint, uint64_t 
   }
   struct statvfs vfs {};
   if (::statvfs(canonical.c_str(), &vfs) != 0) {
-    throw UsageError(fmt::format("target '{}': statvfs failed: {}", target, std::strerror(errno)));
+    throw UsageError(fmt::format("target '{}': statvfs failed: {}", shown, std::strerror(errno)));
   }
   if (vfs.f_flag & ST_RDONLY) {
-    throw UsageError(fmt::format("target '{}' is on a read-only filesystem", target));
+    throw UsageError(fmt::format("target '{}' is on a read-only filesystem", shown));
   }
   if (::access(canonical.c_str(), W_OK | X_OK) != 0) {
-    throw UsageError(fmt::format("target '{}' is not writable: {}", target, std::strerror(errno)));
+    throw UsageError(fmt::format("target '{}' is not writable: {}", shown, std::strerror(errno)));
   }
   const uint64_t avail = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
   if (footprint + min_free > avail) {
     throw UsageError(fmt::format(
         "target '{}' has {} free; the run needs up to {} plus the safety margin {} "
         "(--min_free)",
-        target, FormatSize(avail), FormatSize(footprint), FormatSize(min_free)));
+        shown, FormatSize(avail), FormatSize(footprint), FormatSize(min_free)));
   }
   return canonical;
 }
 
 std::string CheckReadable(const std::string& path) {
+  const std::string shown = Printable(path);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    throw UsageError(fmt::format("'{}' cannot be used: {}", path, std::strerror(errno)));
+    throw UsageError(fmt::format("'{}' cannot be used: {}", shown, std::strerror(errno)));
   }
-  if (!S_ISDIR(st.st_mode)) throw UsageError(fmt::format("'{}' is not a directory", path));
+  if (!S_ISDIR(st.st_mode)) throw UsageError(fmt::format("'{}' is not a directory", shown));
   char resolved[PATH_MAX];
   if (::realpath(path.c_str(), resolved) == nullptr) {
-    throw UsageError(fmt::format("'{}' cannot be resolved: {}", path, std::strerror(errno)));
+    throw UsageError(fmt::format("'{}' cannot be resolved: {}", shown, std::strerror(errno)));
   }
   return resolved;
 }

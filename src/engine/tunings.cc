@@ -165,6 +165,30 @@ std::string ParseTunings(const std::string& text, std::vector<TuningRequest>* ou
 
 Tunings::~Tunings() { Restore(/*quiet=*/true); }
 
+void TrySweepPoint(const std::vector<TuningRequest>& requests, const std::string& target,
+                   const std::string& name, std::map<std::string, std::string>* seen) {
+  std::string asked;
+  for (const TuningRequest& r : requests) {
+    if (r.name == name) asked = r.value;
+  }
+  Tunings trial;
+  trial.Resolve(requests, target);
+  // Printed like any change: the trial writes the setting for a moment.
+  trial.Apply(/*quiet=*/false);  // refuses a value the kernel does not keep
+  trial.Restore(/*quiet=*/false);
+  if (trial.restore_failed()) {
+    throw UsageError(TuneError(fmt::format("{} could not be put back after a trial", name)));
+  }
+  const std::optional<uint64_t> number = platform::ParseUint(asked);
+  const std::string kept = number ? std::to_string(*number) : asked;
+  const auto [it, fresh] = seen->emplace(kept, asked);
+  if (!fresh) {
+    throw UsageError(fmt::format("invalid value '{}' for option 'sweep': the kernel keeps {}={} "
+                                 "for it as for '{}': two points would run at one value",
+                                 asked, name, kept, it->second));
+  }
+}
+
 void Tunings::Resolve(const std::vector<TuningRequest>& requests, const std::string& target) {
   if (requests.empty()) return;
   if (::geteuid() != 0) {

@@ -29,6 +29,7 @@
 // while the main thread runs or restores; it is serialised and idempotent.
 #pragma once
 
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -52,6 +53,15 @@ std::string ParseTunings(const std::string& text, std::vector<TuningRequest>* ou
 // The names --tune accepts, for the help text and error messages.
 std::string TunableNames();
 bool IsTunable(const std::string& name);
+
+// --sweep over a --tune setting: applies `requests` on `target` and puts
+// them back at once (journal, locks and read-back as in a run), so that a
+// value the kernel would not keep is refused before the first point runs.
+// `seen` maps each value the kernel kept for `name` to the sweep value
+// that gave it: a point that maps to the value of an earlier one ("064"
+// and "64") is refused. Throws UsageError.
+void TrySweepPoint(const std::vector<TuningRequest>& requests, const std::string& target,
+                   const std::string& name, std::map<std::string, std::string>* seen);
 
 class Tunings {
  public:

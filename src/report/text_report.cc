@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/reporters.h"
+#include "util/stderr_line.h"
 #include "util/units.h"
 
 namespace iomimic::report {
@@ -23,7 +24,7 @@ double Num(const json& j, const char* key) {
 
 std::string Where(const engine::RunResult& r) {
   const json& t = r.target;
-  std::string s = fmt::format("{} on {} ({})", Str(t, "path"), Str(t, "fs_type"),
+  std::string s = fmt::format("{} on {} ({})", Printable(Str(t, "path")), Str(t, "fs_type"),
                               Str(t, "mount_options", ""));
   const json& dev = t.is_object() && t.contains("device") ? t["device"] : json();
   if (dev.is_object()) {
@@ -114,7 +115,8 @@ std::string RenderText(const engine::RunResult& r) {
   std::string out = fmt::format("iomimic {}: {}", r.module, r.status);
   if (r.error) {
     out += fmt::format(" ({} in {}: {} {}: {}, after {} {})", r.error->phase, r.error->op,
-                       r.error->path, r.error->err ? fmt::format("errno {}", r.error->err) : "",
+                       Printable(r.error->path),
+                       r.error->err ? fmt::format("errno {}", r.error->err) : "",
                        r.error->message, r.error->ops_before, r.work_unit);
   } else if (r.signal != 0) {
     out += fmt::format(" (signal {} in {})", r.signal, r.interrupted_in);
@@ -142,10 +144,12 @@ std::string RenderText(const engine::RunResult& r) {
                        t["restored"].get<bool>() ? "restored" : "NOT RESTORED");
   }
   if (r.cleanup_error) {
-    out += fmt::format("run directory {} NOT removed: {} {}: {}\n", r.run_dir,
-                       r.cleanup_error->op, r.cleanup_error->path, r.cleanup_error->message);
+    out += fmt::format("run directory {} NOT removed: {} {}: {}\n", Printable(r.run_dir),
+                       r.cleanup_error->op, Printable(r.cleanup_error->path),
+                       r.cleanup_error->message);
   } else if (!r.run_dir.empty()) {
-    out += fmt::format("run directory {} {}\n", r.run_dir, r.run_dir_kept ? "kept" : "removed");
+    out += fmt::format("run directory {} {}\n", Printable(r.run_dir),
+                       r.run_dir_kept ? "kept" : "removed");
   }
   return out;
 }

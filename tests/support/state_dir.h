@@ -6,24 +6,25 @@
 #include <string>
 #include <vector>
 
+#include "support/scratch_dir.h"
+
 namespace iomimic::test {
 
 class ScopedStateDir {
  public:
-  // mkdtemp under /tmp (0700), exported as IOMIMIC_STATE_DIR for the
-  // processes the test starts. Throws std::runtime_error.
+  // A TempDir (0700), exported as IOMIMIC_STATE_DIR for the processes the
+  // test starts; unset again and removed on destruction.
   ScopedStateDir();
-  // Unsets the variable and removes the directory and what is in it.
   ~ScopedStateDir();
   ScopedStateDir(const ScopedStateDir&) = delete;
   ScopedStateDir& operator=(const ScopedStateDir&) = delete;
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return dir_.path(); }
   // The names in it, sorted ("journal-...", "lock-...").
-  std::vector<std::string> Entries() const;
+  std::vector<std::string> Entries() const { return dir_.Names(); }
 
  private:
-  std::string path_;
+  TempDir dir_;
 };
 
 }  // namespace iomimic::test

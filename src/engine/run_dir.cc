@@ -89,7 +89,8 @@ std::string CheckTarget(const std::string& target, uint64_t footprint, uint64_t 
     throw UsageError(fmt::format("target '{}' is not writable: {}", shown, std::strerror(errno)));
   }
   const uint64_t avail = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-  if (footprint + min_free > avail) {
+  // Without a sum that could wrap around (a footprint near 2^64).
+  if (footprint > avail || min_free > avail - footprint) {
     throw UsageError(fmt::format(
         "target '{}' has {} free; the run needs up to {} plus the safety margin {} "
         "(--min_free)",

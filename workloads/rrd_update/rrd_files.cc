@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "iomimic/recorder.h"
 #include "iomimic/status.h"
@@ -39,10 +41,11 @@ class Progress {
   bool shown_ = false;
 };
 
-void WriteAll(int fd, const char* data, size_t len, const std::string& path) {
+void WriteAll(int fd, const char* data, size_t len, const std::string& path,
+              uint64_t offset = 0) {
   size_t done = 0;
   while (done < len) {
-    const ssize_t w = ::pwrite(fd, data + done, len - done, static_cast<off_t>(done));
+    const ssize_t w = ::pwrite(fd, data + done, len - done, static_cast<off_t>(offset + done));
     if (w < 0) {
       if (errno == EINTR) continue;
       throw SysError("write", path, errno);
@@ -88,9 +91,36 @@ const std::string& PathBuffer::Format(uint64_t i) {
   return path_;
 }
 
+namespace {
+
+// Files up to this size are written from one image in one write; larger
+// ones as their header, then their data (all unknown values) streamed from
+// a buffer of this size: memory stays small whatever the archives.
+constexpr uint64_t kStreamChunk = 1 << 20;
+
+// The data part after the header: NaN after NaN, `total` bytes.
+void WriteUnknownValues(int fd, const std::vector<char>& chunk, uint64_t from, uint64_t to,
+                        const std::string& path) {
+  for (uint64_t done = from; done < to;) {
+    const uint64_t n = std::min<uint64_t>(chunk.size(), to - done);
+    WriteAll(fd, chunk.data(), n, path, done);
+    done += n;
+  }
+}
+
+}  // namespace
+
 bool CreateFiles(PrepareContext& ctx, const FileNames& names, const Layout& layout,
                  const CreateSpec& spec) {
-  std::vector<char> image = FreshImage(layout, spec.step, spec.last_up);
+  const bool stream = layout.file_bytes() > kStreamChunk;
+  // Whole (small files), or the header only.
+  std::vector<char> image =
+      FreshImage(layout, spec.step, spec.last_up, stream ? layout.header_bytes() : UINT64_MAX);
+  // A chunk of the data part (8-byte values from an 8-byte aligned offset).
+  std::vector<char> unknown(stream ? kStreamChunk : 0);
+  for (uint64_t at = 0; at + kValueBytes <= unknown.size(); at += kValueBytes) {
+    StoreDouble(unknown.data(), at, std::numeric_limits<double>::quiet_NaN());
+  }
   Progress progress("creating files", spec.files);
   for (uint64_t i = 0; i < spec.files; ++i) {
     if (ctx.StopRequested()) return false;
@@ -104,6 +134,7 @@ bool CreateFiles(PrepareContext& ctx, const FileNames& names, const Layout& layo
                             "open", path);
     try {
       WriteAll(fd, image.data(), image.size(), path);
+      if (stream) WriteUnknownValues(fd, unknown, image.size(), layout.file_bytes(), path);
     } catch (...) {
       ::close(fd);
       throw;

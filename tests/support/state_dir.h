@@ -13,7 +13,8 @@ namespace iomimic::test {
 class ScopedStateDir {
  public:
   // A TempDir (0700), exported as IOMIMIC_STATE_DIR for the processes the
-  // test starts; unset again and removed on destruction.
+  // test starts; on destruction, `iomimic clean` restores what a journal
+  // left there still names, then the variable is unset and it is removed.
   ScopedStateDir();
   ~ScopedStateDir();
   ScopedStateDir(const ScopedStateDir&) = delete;

@@ -126,6 +126,12 @@ std::string StateDir() {
 
 std::string EnsureStateDir() {
   const std::string dir = StateDir();
+  if (dir[0] != '/') {
+    throw UsageError(TuneRefusal(fmt::format(
+        "IOMIMIC_STATE_DIR='{}' must be an absolute path (`iomimic clean` looks there from "
+        "any directory)",
+        dir)));
+  }
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
     throw UsageError(TuneRefusal(fmt::format("cannot create the state directory '{}' (where "
                                              "the journal of the changes is kept): {}",

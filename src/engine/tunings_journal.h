@@ -34,9 +34,10 @@ namespace iomimic::engine {
 // $IOMIMIC_STATE_DIR, else /run/iomimic.
 std::string StateDir();
 
-// The state directory, created (0700) when missing. Refuses (UsageError) one
-// that is a symbolic link, not a directory, not the caller's, or writable
-// by others: `clean` acts as root on what it finds there.
+// The state directory, created (0700) when missing. Refuses (UsageError) a
+// relative path, and one that is a symbolic link, not a directory, not the
+// caller's, or writable by others: `clean` acts as root on what it finds
+// there.
 std::string EnsureStateDir();
 
 class TuningsJournal {

@@ -37,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/tunings_journal.h"
+#include "result/evidence.h"
 
 namespace iomimic::engine {
 
@@ -117,7 +118,7 @@ class Tunings {
   // error?}], one per file touched (a setting restored only because of a
   // linked one has no value). reason "changed by someone else": the
   // setting read `found`, not what iomimic wrote, and was left.
-  nlohmann::json Report() const;
+  std::vector<result::TuningOutcome> Report() const;
 
  private:
   struct Entry {

@@ -61,67 +61,113 @@ int CountOf(const std::string& text, const std::string& needle) {
   return n;
 }
 
-TEST(KillSweep, CleanRestoresEverythingAfterAKillAtAnyInstant) {
-  IOMIMIC_REQUIRE_LOOP_FS("ext4");
-  ScopedStateDir state;
-  auto fs = LoopFs::Create("ext4", 64ull << 20);
-  TempDir out("kill-sweep-out");
-  const std::string queue = "/sys/block/" + fs->device_name() + "/queue/";
-  const auto settings = [&] {
-    return std::map<std::string, std::string>{
-        {"scheduler", Active(ReadTrimmed(queue + "scheduler"))},
-        {"nr_requests", ReadTrimmed(queue + "nr_requests")},
-        {"read_ahead_kb", ReadTrimmed(queue + "read_ahead_kb")}};
-  };
-  const auto before = settings();
-  const std::string offered = ReadTrimmed(queue + "scheduler");
-  const std::string scheduler = offered.find("bfq") != std::string::npos ? "bfq" : "mq-deadline";
-  ASSERT_NE(before.at("scheduler"), scheduler);
-  const std::string report = out.path() + "/r.json";
-  const std::vector<std::string> args = {
-      "run", "mmap_msync", "--target=" + fs->mount_point(), "--threads=2", "--duration=0",
-      "--ops=6", "--mmap_msync.region_size=1MiB", "--min_free=1MiB", "--format=none",
-      "--output=" + report,
-      "--tune=queue.scheduler=" + scheduler + ",queue.nr_requests=32,queue.read_ahead_kb=4092"};
+using Clock = std::chrono::steady_clock;
 
-  // A whole run on this machine: when it reaches measure and cleanup, and
-  // ends. A third of the instants is spread over the whole run, a third
-  // over what follows "measure", a third over what follows "cleanup" (the
-  // short windows of cleanup, restore and the report's write would
-  // otherwise get few).
-  using Clock = std::chrono::steady_clock;
-  const auto us_since = [](Clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t).count();
-  };
+int64_t UsSince(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t).count();
+}
+
+// When a whole run reaches measure and cleanup, and when it ends.
+struct RunTiming {
   int64_t to_measure_us = 0, to_cleanup_us = 0, whole_us = 0;
-  {
+};
+
+// What clean did over the sweep, from its output.
+struct Figures {
+  std::map<std::string, int> phases;  // where each killed run was
+  int restored = 0, journals = 0, dirs_removed = 0, dirs_left = 0;
+};
+
+class KillSweep : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    IOMIMIC_REQUIRE_LOOP_FS("ext4");
+    fs_ = LoopFs::Create("ext4", 64ull << 20);
+    queue_ = "/sys/block/" + fs_->device_name() + "/queue/";
+    before_ = Settings();
+    const std::string offered = ReadTrimmed(queue_ + "scheduler");
+    const std::string scheduler = offered.find("bfq") != std::string::npos ? "bfq" : "mq-deadline";
+    ASSERT_NE(before_.at("scheduler"), scheduler);
+    report_ = out_.path() + "/r.json";
+    args_ = {"run", "mmap_msync", "--target=" + fs_->mount_point(), "--threads=2",
+             "--duration=0", "--ops=6", "--mmap_msync.region_size=1MiB", "--min_free=1MiB",
+             "--format=none", "--output=" + report_,
+             "--tune=queue.scheduler=" + scheduler + ",queue.nr_requests=32,queue.read_ahead_kb=4092"};
+  }
+
+  std::map<std::string, std::string> Settings() const {
+    return {{"scheduler", Active(ReadTrimmed(queue_ + "scheduler"))},
+            {"nr_requests", ReadTrimmed(queue_ + "nr_requests")},
+            {"read_ahead_kb", ReadTrimmed(queue_ + "read_ahead_kb")}};
+  }
+
+  void MeasureOneRun(RunTiming* t) {
     const auto t0 = Clock::now();
     SpawnedProcess whole;
-    whole.Start(args);
+    whole.Start(args_);
     ASSERT_TRUE(whole.WaitForStderr("iomimic: measure", seconds(60))) << whole.StderrSoFar();
-    to_measure_us = us_since(t0);
+    t->to_measure_us = UsSince(t0);
     ASSERT_TRUE(whole.WaitForStderr("iomimic: cleanup:", seconds(60))) << whole.StderrSoFar();
-    to_cleanup_us = us_since(t0);
+    t->to_cleanup_us = UsSince(t0);
     const RunResult r = whole.Wait(seconds(60));
-    whole_us = us_since(t0);
+    t->whole_us = UsSince(t0);
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_EQ(Settings(), before_);
+    ::unlink(report_.c_str());
   }
-  ASSERT_EQ(settings(), before);
-  ::unlink(report.c_str());
 
+  // `iomimic clean`, then everything as it was: the settings, no run
+  // directory, an empty state directory, the report whole or absent.
+  void CleanAndCheck(const RunResult& killed, Figures* f) {
+    const RunResult c = RunIomimic({"clean", "--target=" + fs_->mount_point()});
+    ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+    f->restored += CountOf(c.err, "iomimic: restored ");
+    const size_t removed_at = c.out.find(" removed, ");
+    if (removed_at != std::string::npos) {
+      f->dirs_removed += std::atoi(c.out.c_str() + c.out.rfind(' ', removed_at - 1) + 1);
+    }
+    const size_t finished_at = c.out.find(" journals finished");
+    f->journals += std::atoi(c.out.c_str() + c.out.rfind(' ', finished_at - 1) + 1);
+    ASSERT_EQ(Settings(), before_) << killed.err << c.out << c.err;
+    const int left = CountEntries(fs_->mount_point());
+    f->dirs_left += left;
+    ASSERT_EQ(left, 0) << c.out;
+    ASSERT_TRUE(state_.Entries().empty()) << ::testing::PrintToString(state_.Entries()) << c.out;
+    for (const std::string& name : out_.Names()) {
+      ASSERT_EQ(name, "r.json") << "left in the output directory";
+      ASSERT_TRUE(ReadReport(report_).is_object()) << "a half-written report";
+    }
+    ::unlink(report_.c_str());
+  }
+
+  ScopedStateDir state_;
+  TempDir out_{"kill-sweep-out"};
+  std::unique_ptr<LoopFs> fs_;
+  std::string queue_, report_;
+  std::map<std::string, std::string> before_;
+  std::vector<std::string> args_;
+};
+
+TEST_F(KillSweep, CleanRestoresEverythingAfterAKillAtAnyInstant) {
+  // A third of the instants is spread over the whole run, a third over what
+  // follows "measure", a third over what follows "cleanup" (the short
+  // windows of cleanup, restore and the report's write would otherwise get
+  // few).
+  RunTiming t;
+  MeasureOneRun(&t);
+  if (HasFatalFailure()) return;
   const uint64_t seed = EnvOr("IOMIMIC_KILL_SEED", 20261123);
   const uint64_t instants = EnvOr("IOMIMIC_KILL_INSTANTS", 200);
-  const int64_t span_us = whole_us * 11 / 10;
-  std::mt19937_64 rng(seed);
+  const int64_t span_us = t.whole_us * 11 / 10;
   struct Window {
     const char* after;  // a line to wait for first ("" for the start)
     int64_t length_us;
   };
   const Window windows[] = {{"", span_us},
-                            {"iomimic: measure", span_us - to_measure_us},
-                            {"iomimic: cleanup:", span_us - to_cleanup_us}};
-  std::map<std::string, int> phases;
-  int restored_by_clean = 0, dirs_removed = 0, journals_finished = 0, dirs_left = 0;
+                            {"iomimic: measure", span_us - t.to_measure_us},
+                            {"iomimic: cleanup:", span_us - t.to_cleanup_us}};
+  std::mt19937_64 rng(seed);
+  Figures f;
   for (uint64_t i = 0; i < instants; ++i) {
     // IOMIMIC_KILL_WINDOW=0|1|2 keeps to one window (replaying a failure).
     const Window& w = windows[EnvOr("IOMIMIC_KILL_WINDOW", i % 3) % 3];
@@ -129,7 +175,7 @@ TEST(KillSweep, CleanRestoresEverythingAfterAKillAtAnyInstant) {
     SCOPED_TRACE(::testing::Message() << "instant " << i << ": " << at_us << " us after '"
                                       << w.after << "' (IOMIMIC_KILL_SEED=" << seed << ")");
     SpawnedProcess p;
-    p.Start(args);
+    p.Start(args_);
     if (*w.after != '\0') {
       ASSERT_TRUE(p.WaitForStderr(w.after, seconds(60))) << p.StderrSoFar();
     }
@@ -137,42 +183,22 @@ TEST(KillSweep, CleanRestoresEverythingAfterAKillAtAnyInstant) {
     const bool killed = p.Signal(SIGKILL);
     const RunResult r = p.Wait(seconds(60));
     ASSERT_FALSE(r.timed_out);
-    ++phases[PhaseOf(r.err, !killed || r.term_signal == 0)];
-
-    const RunResult c = RunIomimic({"clean", "--target=" + fs->mount_point()});
-    ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
-    restored_by_clean += CountOf(c.err, "iomimic: restored ");
-    const size_t removed_at = c.out.find(" removed, ");
-    if (removed_at != std::string::npos) {
-      dirs_removed += std::atoi(c.out.c_str() + c.out.rfind(' ', removed_at - 1) + 1);
-    }
-    const size_t finished_at = c.out.find(" journals finished");
-    journals_finished += std::atoi(c.out.c_str() + c.out.rfind(' ', finished_at - 1) + 1);
-
-    ASSERT_EQ(settings(), before) << r.err << c.out << c.err;
-    const int left = CountEntries(fs->mount_point());
-    dirs_left += left;
-    ASSERT_EQ(left, 0) << c.out;
-    ASSERT_TRUE(state.Entries().empty()) << ::testing::PrintToString(state.Entries()) << c.out;
-    // The report: whole or absent, and no temporary beside it.
-    for (const std::string& name : out.Names()) {
-      ASSERT_EQ(name, "r.json") << "left in the output directory";
-      ASSERT_TRUE(ReadReport(report).is_object()) << "a half-written report";
-    }
-    ::unlink(report.c_str());
+    ++f.phases[PhaseOf(r.err, !killed || r.term_signal == 0)];
+    CleanAndCheck(r, &f);
+    if (HasFatalFailure()) return;
   }
   std::string by_phase;
-  for (const auto& [phase, n] : phases) by_phase += phase + "=" + std::to_string(n) + " ";
-  std::cout << "kill -9 sweep: " << instants << " instants over a run of " << whole_us / 1000
-            << " ms (measure at " << to_measure_us / 1000 << " ms, cleanup at "
-            << to_cleanup_us / 1000 << " ms; seed " << seed << "); reached: " << by_phase << "; clean restored "
-            << restored_by_clean << " settings, finished " << journals_finished
-            << " journals, removed " << dirs_removed << " run directories; directories left: "
-            << dirs_left << "\n";
+  for (const auto& [phase, n] : f.phases) by_phase += phase + "=" + std::to_string(n) + " ";
+  std::cout << "kill -9 sweep: " << instants << " instants over a run of " << t.whole_us / 1000
+            << " ms (measure at " << t.to_measure_us / 1000 << " ms, cleanup at "
+            << t.to_cleanup_us / 1000 << " ms; seed " << seed << "); reached: " << by_phase
+            << "; clean restored " << f.restored << " settings, finished " << f.journals
+            << " journals, removed " << f.dirs_removed << " run directories; directories left: "
+            << f.dirs_left << "\n";
   RecordProperty("instants", static_cast<int>(instants));
-  RecordProperty("settings_restored_by_clean", restored_by_clean);
-  RecordProperty("run_dirs_removed_by_clean", dirs_removed);
-  RecordProperty("dirs_left", dirs_left);
+  RecordProperty("settings_restored_by_clean", f.restored);
+  RecordProperty("run_dirs_removed_by_clean", f.dirs_removed);
+  RecordProperty("dirs_left", f.dirs_left);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 
 #include "engine/run_marker.h"
 #include "iomimic/status.h"
+#include "util/atomic_file.h"
 #include "util/stderr_line.h"
 #include "util/units.h"
 
@@ -118,6 +119,9 @@ std::string CreateRunDir(const std::string& target, const std::string& module) {
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   if (::mkdtemp(buf.data()) == nullptr) throw SysError("mkdtemp", templ, errno);
+  // Durable before anything is put in it: after a crash the directory and
+  // its marker (fsynced with it, run_marker.h) are both there for `clean`.
+  FsyncParentDir(buf.data());
   return std::string(buf.data());
 }
 

@@ -153,7 +153,7 @@ TuningsJournal::~TuningsJournal() {
   ReleaseLocks(/*remove=*/false);
 }
 
-void TuningsJournal::Lock(const std::string& setting) {
+void TuningsJournal::Lock(const std::string& setting, const std::string& shown) {
   const std::string file = dir_ + "/" + LockName(setting);
   const int got = OpenLocked(file);
   const int fd = got >= 0 ? got : -1 - got;
@@ -166,7 +166,7 @@ void TuningsJournal::Lock(const std::string& setting) {
     throw UsageError(TuneRefusal(fmt::format(
         "{} is being changed by another iomimic run (pid {}); two runs changing one setting "
         "would put back each other's values. Wait for it, or tune something else",
-        setting, pid)));
+        shown, pid)));
   }
   if (!journal.empty() && journal.find('/') == std::string::npos &&
       Exists(dir_ + "/" + journal)) {
@@ -174,7 +174,7 @@ void TuningsJournal::Lock(const std::string& setting) {
     throw UsageError(TuneRefusal(fmt::format(
         "{} was changed by an iomimic run that was killed (pid {}) and is not put back yet: "
         "run 'iomimic clean' first",
-        setting, pid)));
+        shown, pid)));
   }
   const nlohmann::json mine = {{"pid", static_cast<int>(::getpid())},
                                {"boot_id", BootId()},
@@ -196,7 +196,13 @@ void TuningsJournal::Begin(const nlohmann::json& entries, const std::vector<std:
     std::sort(unique.begin(), unique.end());  // one order for every run: no lock cycles
     unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
     for (const std::string& p : unique) {
-      if (!p.empty()) Lock(p);
+      if (p.empty()) continue;
+      // Named as --tune names it where the journal says so, for messages.
+      std::string shown = p;
+      for (const nlohmann::json& e : entries) {
+        if (TextField(e, "path") == p) shown = TextField(e, "name") + " (" + p + ")";
+      }
+      Lock(p, shown);
     }
     const nlohmann::json doc = {{"pid", static_cast<int>(::getpid())},
                                 {"boot_id", BootId()},

@@ -64,7 +64,7 @@ class TuningsJournal {
   bool active() const { return journal_fd_ >= 0; }
 
  private:
-  void Lock(const std::string& setting);
+  void Lock(const std::string& setting, const std::string& shown);
   void ReleaseLocks(bool remove) noexcept;
 
   std::string dir_;

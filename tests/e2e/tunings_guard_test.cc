@@ -80,6 +80,7 @@ TEST_F(TuningsGuard, ASecondRunOnTheSameSettingIsRefused) {
                                                               "--tune=queue.read_ahead_kb=64"}));
   EXPECT_EQ(same.exit_code, 2) << same.err;
   EXPECT_NE(same.err.find("another iomimic run (pid " + pid + ")"), std::string::npos) << same.err;
+  EXPECT_NE(same.err.find("queue.read_ahead_kb (/sys/block/"), std::string::npos) << same.err;
   EXPECT_EQ(ReadTrimmed(queue_ + "read_ahead_kb"), "16") << "the refused run changed nothing";
 
   // A system-wide setting, from a run on another filesystem.

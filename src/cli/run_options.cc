@@ -19,8 +19,10 @@
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "cli/output_checks.h"
 #include "iomimic/registry.h"
 #include "iomimic/status.h"
+#include "util/profile_text.h"
 
 namespace po = boost::program_options;
 
@@ -86,21 +88,6 @@ std::string Encode(std::string s, const char* what) {
 std::string Decode(std::string s) {
   std::replace(s.begin(), s.end(), kPercentStandIn, '%');
   return s;
-}
-
-// Profiles are small; a huge file is a mistake, not a profile.
-constexpr size_t kMaxProfileBytes = 1 << 20;
-
-std::string ReadProfile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot read profile '{}'", path));
-  std::string text(kMaxProfileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxProfileBytes) {
-    throw UsageError(fmt::format("profile '{}' is larger than 1 MiB", path));
-  }
-  return text;
 }
 
 result::ResolvedConfig::Section Resolved(const std::string& name, const OptionSet& set) {
@@ -184,7 +171,7 @@ RunPlan ParseRunArgs(const std::vector<std::string>& args) {
       po::store(po::parse_config_file(in, file_desc, false), vm);
     } else if (LooksLikeProfile(workload_arg)) {
       plan.profile = workload_arg;
-      std::istringstream in(Encode(ReadProfile(plan.profile), "the profile"));
+      std::istringstream in(Encode(ReadProfileText(plan.profile), "the profile"));
       po::store(po::parse_config_file(in, file_desc, false), vm);
     }
   } catch (const po::error& e) {
@@ -259,6 +246,8 @@ RunPlan ParseRunArgs(const std::vector<std::string>& args) {
                                  "--output; the series would overwrite the report",
                                  plan.cli.series_output));
   }
+
+  CheckOutputs(plan);
 
   // A module whose work has an end (passes, a build) runs to it unless the
   // user bounded the run.

@@ -14,6 +14,27 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// With --writeback=after: the devices from the start of the measured phase
+// to the end of the write-back, application bytes on the target's device.
+void WritebackEvidence(RunState* state) {
+  if (!state->writeback) return;
+  RunResult& result = state->result;
+  result.writeback = std::move(state->writeback);
+  state->writeback.reset();
+  if (result.writeback->mode != "after") return;
+  for (const DeviceUse& d : state->devices) {
+    if (!d.before.valid || !d.after_writeback.valid) continue;
+    const bool primary = d.name == state->primary_device;
+    std::optional<result::DeviceDelta> delta =
+        probes::DiskDelta(d.name, d.before, d.after_writeback, primary ? result.app_read_bytes : 0,
+                          primary ? result.app_write_bytes : 0);
+    if (!delta) continue;
+    delta->roles = d.roles;
+    if (primary) result.writeback->device = delta;
+    result.writeback->devices.push_back(std::move(*delta));
+  }
+}
+
 }  // namespace
 
 void CounterEvidence(Workload& workload, RunState* state) {
@@ -44,6 +65,10 @@ void CounterEvidence(Workload& workload, RunState* state) {
     result.cpu = probes::CpuDelta(before.cpu, after.cpu);
     result.cpu->gauges = state->gauges;
   }
+  if (before.process.valid && after.process.valid) {
+    result.process = probes::ProcessDelta(before.process, after.process);
+  }
+  WritebackEvidence(state);
 }
 
 void FileEvidence(Workload& workload, RunState* state) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "iomimic/io.h"
 #include "iomimic/recorder.h"
 #include "iomimic/status.h"
 #include "rrd_image.h"
@@ -15,11 +16,12 @@
 namespace iomimic::rrd_update {
 namespace {
 
-// Prints "rrd_update: <what> N/M" on stderr every 2 s once 2 s have passed.
+// Prints "rrd_update: <what> N/M" on stderr every 2 s once 2 s have passed,
+// unless --quiet.
 class Progress {
  public:
-  Progress(const char* what, uint64_t total)
-      : what_(what), total_(total), next_(NowNs() + kEvery) {}
+  Progress(const char* what, uint64_t total, bool quiet)
+      : what_(what), total_(total), next_(quiet ? UINT64_MAX : NowNs() + kEvery) {}
   ~Progress() {
     if (shown_) std::fprintf(stderr, "\n");
   }
@@ -40,19 +42,6 @@ class Progress {
   uint64_t next_;
   bool shown_ = false;
 };
-
-void WriteAll(int fd, const char* data, size_t len, const std::string& path,
-              uint64_t offset = 0) {
-  size_t done = 0;
-  while (done < len) {
-    const ssize_t w = ::pwrite(fd, data + done, len - done, static_cast<off_t>(offset + done));
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw SysError("write", path, errno);
-    }
-    done += static_cast<size_t>(w);
-  }
-}
 
 }  // namespace
 
@@ -103,7 +92,7 @@ void WriteUnknownValues(int fd, const std::vector<char>& chunk, uint64_t from, u
                         const std::string& path) {
   for (uint64_t done = from; done < to;) {
     const uint64_t n = std::min<uint64_t>(chunk.size(), to - done);
-    WriteAll(fd, chunk.data(), n, path, done);
+    PwriteAll(fd, chunk.data(), n, static_cast<off_t>(done), path);
     done += n;
   }
 }
@@ -121,7 +110,7 @@ bool CreateFiles(PrepareContext& ctx, const FileNames& names, const Layout& layo
   for (uint64_t at = 0; at + kValueBytes <= unknown.size(); at += kValueBytes) {
     StoreDouble(unknown.data(), at, std::numeric_limits<double>::quiet_NaN());
   }
-  Progress progress("creating files", spec.files);
+  Progress progress("creating files", spec.files, ctx.settings().quiet);
   for (uint64_t i = 0; i < spec.files; ++i) {
     if (ctx.StopRequested()) return false;
     if (i % kFilesPerDir == 0) {
@@ -133,7 +122,7 @@ bool CreateFiles(PrepareContext& ctx, const FileNames& names, const Layout& layo
     const int fd = CheckSys(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644),
                             "open", path);
     try {
-      WriteAll(fd, image.data(), image.size(), path);
+      PwriteAll(fd, image.data(), image.size(), 0, path);
       if (stream) WriteUnknownValues(fd, unknown, image.size(), layout.file_bytes(), path);
     } catch (...) {
       ::close(fd);

@@ -1,10 +1,12 @@
 #include "cli/output_checks.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -27,6 +29,43 @@ std::string DirOf(const std::string& path) {
 }
 
 }  // namespace
+
+// A report that could not be written at the end would lose the run: the
+// directory must be writable, the name free or a regular file, and the two
+// outputs different.
+void CheckReportPaths(const RunPlan& plan) {
+  for (const auto& [name, path] : {std::pair<const char*, const std::string&>{"output", plan.cli.output},
+                                   {"series_output", plan.cli.series_output}}) {
+    if (path.empty()) continue;
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+      throw UsageError(fmt::format("invalid value '{}' for option '{}': directory '{}' is not "
+                                   "writable: {}",
+                                   path, name, dir, std::strerror(errno)));
+    }
+    // The report is renamed into place: that would replace a device
+    // (/dev/null), a symbolic link (/dev/stdout) or fail on a directory
+    // after the whole run.
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      throw UsageError(fmt::format(
+          "invalid value '{}' for option '{}': it exists and is not a regular file (a {}); the "
+          "report is written to a new file and renamed over it. Give a file name, or "
+          "--format=json for standard output",
+          path, name,
+          S_ISDIR(st.st_mode)   ? "directory"
+          : S_ISLNK(st.st_mode) ? "symbolic link"
+                                : "device, pipe or socket"));
+    }
+  }
+  if (!plan.cli.output.empty() && plan.cli.output == plan.cli.series_output) {
+    throw UsageError(fmt::format("invalid value '{}' for option 'series_output': it is also "
+                                 "--output; the series would overwrite the report",
+                                 plan.cli.series_output));
+  }
+
+}
 
 void CheckOutputs(const RunPlan& plan) {
   if (!plan.cli.series_output.empty() && plan.engine.interval_ns == 0) {

@@ -6,6 +6,12 @@
 
 namespace iomimic::cli {
 
+// Refuses (UsageError) an --output or --series_output whose directory is not
+// writable, whose name is taken by something other than a regular file (a
+// device, a symbolic link, a directory: the report is renamed over it), or
+// the same file for both.
+void CheckReportPaths(const RunPlan& plan);
+
 // Refuses (UsageError) --series_output without --interval (the file would
 // be empty), an --output or --series_output that is the profile itself
 // (the report would replace it), and one in a directory of a pseudo

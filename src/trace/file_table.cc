@@ -32,14 +32,15 @@ std::string NormalisePath(std::string_view base, std::string_view path) {
 uint32_t FileTable::Id(const std::string& path) {
   auto it = ids_.find(path);
   if (it != ids_.end()) return it->second;
-  const uint32_t id = static_cast<uint32_t>(files_.size());
-  ids_.emplace(path, id);
-  files_.push_back(FileInfo{.path = path});
+  // The parent first, so that a directory always comes before what it holds.
+  uint32_t parent = 0xffffffffu;
   if (path != "/") {
     const size_t slash = path.rfind('/');
-    const uint32_t parent = Id(slash == 0 ? "/" : path.substr(0, slash));
-    files_[id].parent = parent;
+    parent = Id(slash == 0 ? "/" : path.substr(0, slash));
   }
+  const uint32_t id = static_cast<uint32_t>(files_.size());
+  ids_.emplace(path, id);
+  files_.push_back(FileInfo{.path = path, .parent = parent});
   return id;
 }
 

@@ -1,0 +1,283 @@
+// replay: an application's I/O, from its strace, issued again under the
+// run directory. Each traced thread (or process) becomes a worker issuing
+// the same syscalls in the same order, with the same sizes, offsets and
+// flags, on the same files remapped under run_dir/copy<K>/ (the traced
+// "/"), which prepare lays out as the trace implies they were. The unit of
+// work (--ops) is one syscall. See README.md and docs/replay.md.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "iomimic/options.h"
+#include "iomimic/registry.h"
+#include "iomimic/status.h"
+#include "iomimic/workload.h"
+#include "replay_exec.h"
+#include "replay_layout.h"
+#include "trace/compiler.h"
+#include "trace/op_stream.h"
+#include "trace/strace_reader.h"
+
+namespace iomimic::replay {
+namespace {
+
+using trace::kSysCount;
+using trace::Sys;
+
+struct ReplayConfig {
+  // The strace log (strace -f -tt -T -yy -s 0). REQUIRES: given.
+  std::string trace;
+  // asap | original | a factor (2 = twice as fast as traced). Default: asap.
+  std::string speed = "asap";
+  // Independent copies, each with its own files. Default: 1.
+  int64_t copies = 1;
+};
+
+// Per worker, on its own cache lines.
+struct alignas(64) WorkerTotals {
+  std::array<uint64_t, kSysCount> count{}, bytes{}, time_ns{}, mismatches{}, skipped{};
+  uint64_t passes = 0;
+};
+
+class Counter : public trace::OpSink {
+ public:
+  void OnOp(const trace::Op& op, uint32_t, uint64_t) override {
+    ++ops;
+    max_io = std::max<uint64_t>(max_io, static_cast<uint64_t>(std::max<int64_t>(op.b, 0)));
+  }
+  uint64_t ops = 0, max_io = 0;
+};
+
+// The option's value as a factor; 0 = asap; -1 = not valid.
+double SpeedFactor(const std::string& v) {
+  if (v == "asap") return 0;
+  if (v == "original") return 1;
+  try {
+    size_t used = 0;
+    const double f = std::stod(v, &used);
+    return used == v.size() && f > 0 ? f : -1;
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+class Replay final : public Workload {
+ public:
+  void DeclareOptions(OptionSet& o) override {
+    o.Text("trace", &c_.trace,
+           "the strace log to replay (strace -f -tt -T -yy -s 0 -o FILE CMD); --threads must be "
+           "its threads x copies");
+    o.Text("speed", &c_.speed,
+           "asap (back to back) | original (the traced gaps between syscalls) | a factor "
+           "(2 = twice as fast as traced)",
+           [](const std::string& v) {
+             return SpeedFactor(v) < 0 ? "not asap, original or a positive factor" : "";
+           });
+    o.Integer("copies", &c_.copies, "independent copies of the traced program, each with its "
+              "own files (run_dir/copy<K>/)", 1, 256);
+  }
+
+  std::string Validate(const RunSettings& s) override;
+  uint64_t Footprint(const RunSettings&) const override {
+    return compiler_->files().Footprint() * static_cast<uint64_t>(c_.copies) +
+           counter_.ops * sizeof(trace::Op) + (1 << 20);
+  }
+  std::vector<std::string> OpNames() const override {
+    std::vector<std::string> names;
+    for (int i = 0; i < kSysCount; ++i) names.emplace_back(trace::SysName(static_cast<Sys>(i)));
+    return names;
+  }
+  bool RunsToCompletion() const override { return true; }
+  std::string WorkUnit() const override { return "syscalls"; }
+  std::vector<std::string> AppReadOps() const override {
+    return {"read", "pread64", "readv", "preadv", "preadv2"};
+  }
+  std::vector<std::string> AppWriteOps() const override {
+    return {"write", "pwrite64", "writev", "pwritev", "pwritev2"};
+  }
+  void Prepare(PrepareContext& ctx) override;
+  void RunWorker(WorkerContext& ctx) override;
+  std::vector<std::string> Files() const override;
+  nlohmann::json Report() const override;
+
+ private:
+  void Replayed(WorkerTotals& t, const trace::Op& op, const Outcome& o, uint64_t ns);
+
+  ReplayConfig c_;
+  std::unique_ptr<trace::Compiler> compiler_;
+  Counter counter_;
+  uint32_t threads_ = 0;
+  std::string ops_dir_;
+  std::vector<std::unique_ptr<CopyState>> copies_;
+  std::vector<WorkerTotals> totals_;
+  uint64_t laid_out_bytes_ = 0;
+  double factor_ = 0;
+  bool loop_ = false;
+};
+
+// Reads the whole trace once (streaming): its threads, files and size. A
+// trace that cannot be read is bad input, named with its line.
+std::string Replay::Validate(const RunSettings& s) {
+  if (c_.trace.empty()) return "option 'replay.trace' is required: the strace log to replay";
+  struct stat st{};
+  if (::stat(c_.trace.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return "option 'replay.trace' (" + c_.trace + "): not a readable regular file";
+  }
+  counter_ = Counter();
+  compiler_ = std::make_unique<trace::Compiler>(&counter_);
+  try {
+    trace::StraceReader reader(c_.trace);
+    trace::Event ev;
+    while (reader.Next(&ev)) compiler_->Add(ev);
+  } catch (const trace::TraceError& e) {
+    return "option 'replay.trace': " + std::string(e.what());
+  } catch (const std::system_error& e) {
+    return "option 'replay.trace' (" + c_.trace + "): " + e.what();
+  }
+  compiler_->Finish();
+  threads_ = compiler_->tables().threads();
+  if (threads_ == 0) return "option 'replay.trace' (" + c_.trace + "): no syscalls in the trace";
+  const int64_t need = static_cast<int64_t>(threads_) * c_.copies;
+  if (s.threads != need) {
+    return "option 'threads' (" + std::to_string(s.threads) + ") must be " +
+           std::to_string(need) + " for this trace: its " + std::to_string(threads_) +
+           " threads x 'replay.copies' (" + std::to_string(c_.copies) + ")";
+  }
+  factor_ = SpeedFactor(c_.speed);
+  loop_ = s.duration_ns > 0;
+  return {};
+}
+
+void Replay::Prepare(PrepareContext& ctx) {
+  ops_dir_ = ctx.run_dir() + "/ops";
+  CheckSys(::mkdir(ops_dir_.c_str(), 0755), "mkdir", ops_dir_);
+  // Second pass: the op list, one file per traced thread.
+  trace::OpStreamWriter writer(ops_dir_);
+  trace::Compiler again(&writer);
+  trace::StraceReader reader(c_.trace);
+  trace::Event ev;
+  while (reader.Next(&ev) && !ctx.StopRequested()) again.Add(ev);
+  try {
+    writer.Close();
+  } catch (const std::system_error& e) {
+    throw SysError("write", ops_dir_, e.code().value());
+  }
+  const auto& tables = compiler_->tables();
+  for (int64_t k = 0; k < c_.copies && !ctx.StopRequested(); ++k) {
+    const std::string root = ctx.run_dir() + "/copy" + std::to_string(k);
+    laid_out_bytes_ += LayOut(compiler_->files(), root, [&ctx] { return ctx.StopRequested(); });
+    copies_.push_back(std::make_unique<CopyState>(root, tables.slots(), tables.map_slots()));
+  }
+  totals_ = std::vector<WorkerTotals>(threads_ * static_cast<size_t>(c_.copies));
+}
+
+void Replay::Replayed(WorkerTotals& t, const trace::Op& op, const Outcome& o, uint64_t ns) {
+  const auto i = static_cast<size_t>(op.sys);
+  if (!o.issued) {
+    ++t.skipped[i];
+    return;
+  }
+  ++t.count[i];
+  t.bytes[i] += o.bytes;
+  t.time_ns[i] += ns;
+  if (o.err != op.err) ++t.mismatches[i];
+}
+
+void Replay::RunWorker(WorkerContext& ctx) {
+  const auto w = static_cast<uint32_t>(ctx.thread_index());
+  const uint32_t copy = w / threads_, thread = w % threads_;
+  Executor exec(copies_[copy].get(), &compiler_->files());
+  trace::OpStreamReader ops(ops_dir_, thread);
+  WorkerTotals& t = totals_[w];
+  Recorder& rec = ctx.recorder();
+  uint64_t pass_start = NowNs();
+  trace::Op op;
+  while (ctx.KeepRunning()) {
+    if (!ops.Next(&op)) {
+      exec.Release();
+      if (ctx.Measuring()) ++t.passes;
+      if (!loop_) return;
+      ops.Rewind();
+      pass_start = NowNs();
+      if (!ops.Next(&op)) return;
+    }
+    if (factor_ > 0 &&
+        !ctx.SleepUntil(pass_start + static_cast<uint64_t>(static_cast<double>(op.ts_ns) / factor_))) {
+      break;
+    }
+    const uint64_t start = NowNs();
+    const Outcome o = exec.Run(op);
+    const uint64_t end = NowNs();
+    if (!o.issued) {
+      if (ctx.Measuring()) Replayed(t, op, o, 0);
+      continue;
+    }
+    // A full disk or a failing one is the run's failure, not the trace's.
+    if ((o.err == ENOSPC || o.err == EIO || o.err == EDQUOT) && o.err != op.err) {
+      rec.RecordError(static_cast<OpId>(op.sys), start, end);
+      throw SysError(std::string(trace::SysName(op.sys)),
+                     op.file != trace::kNoId ? exec.PathOf(op.file) : "", o.err);
+    }
+    if (o.err != 0) {
+      rec.RecordError(static_cast<OpId>(op.sys), start, end);
+    } else {
+      rec.Record(static_cast<OpId>(op.sys), start, end, o.bytes);
+    }
+    if (ctx.Measuring()) Replayed(t, op, o, end - start);
+  }
+  exec.Release();
+}
+
+std::vector<std::string> Replay::Files() const {
+  std::vector<std::string> out;
+  for (const auto& copy : copies_) {
+    for (const trace::FileInfo& f : compiler_->files().files()) {
+      if (f.initial != trace::Initial::kFile && !f.created) continue;
+      const std::string p = copy->root + f.path;
+      struct stat st{};
+      if (::lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) out.push_back(p);
+    }
+  }
+  return out;
+}
+
+nlohmann::json Replay::Report() const {
+  nlohmann::json table = nlohmann::json::object();
+  const auto& traced = compiler_->traced();
+  uint64_t passes = ~0ull;
+  for (const WorkerTotals& t : totals_) passes = std::min(passes, t.passes);
+  for (int i = 0; i < kSysCount; ++i) {
+    uint64_t n = 0, bytes = 0, ns = 0, mism = 0, skipped = 0;
+    for (const WorkerTotals& t : totals_) {
+      n += t.count[static_cast<size_t>(i)];
+      bytes += t.bytes[static_cast<size_t>(i)];
+      ns += t.time_ns[static_cast<size_t>(i)];
+      mism += t.mismatches[static_cast<size_t>(i)];
+      skipped += t.skipped[static_cast<size_t>(i)];
+    }
+    const trace::SysTotals& tr = traced[static_cast<size_t>(i)];
+    if (tr.count == 0 && n == 0) continue;
+    table[std::string(trace::SysName(static_cast<Sys>(i)))] = {
+        {"traced_count", tr.count}, {"replayed_count", n}, {"traced_bytes", tr.bytes},
+        {"replayed_bytes", bytes}, {"traced_time_s", tr.time_ns / 1e9},
+        {"replayed_time_s", ns / 1e9}, {"outcome_mismatches", mism}, {"skipped", skipped}};
+  }
+  nlohmann::json unreplayed = nlohmann::json::array();
+  for (const auto& [key, n] : compiler_->unreplayed()) {
+    unreplayed.push_back({{"syscall", key.first}, {"reason", key.second}, {"count", n}});
+  }
+  return {{"trace", c_.trace}, {"traced_threads", threads_}, {"copies", c_.copies},
+          {"passes_completed", totals_.empty() ? 0 : passes},
+          {"laid_out_bytes", laid_out_bytes_}, {"syscalls", table}, {"unreplayed", unreplayed}};
+}
+
+}  // namespace
+
+IOMIMIC_REGISTER_WORKLOAD(Replay, "replay",
+                          "an application's I/O replayed from its strace (strace -f -tt -T -yy)");
+
+}  // namespace iomimic::replay

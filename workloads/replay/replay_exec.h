@@ -1,0 +1,59 @@
+// Issues one compiled op (trace/op.h) as the real syscall, on the files of
+// one copy of the replay. One Executor per worker thread; the descriptor
+// and mapping tables of a copy are shared by its workers (a traced
+// process's threads share descriptors), so their entries are atomics.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "trace/file_table.h"
+#include "trace/op.h"
+
+namespace iomimic::replay {
+
+// What one copy of the traced program's state is at replay time.
+struct CopyState {
+  std::string root;  // run_dir/copy<K>: the traced "/" of this copy
+  std::unique_ptr<std::atomic<int>[]> fds;  // slot -> real fd (-1: not open)
+  std::unique_ptr<std::atomic<char*>[]> maps;  // map slot -> address
+  std::unique_ptr<std::atomic<uint64_t>[]> map_lens;
+  CopyState(std::string r, size_t slots, size_t map_slots);
+};
+
+struct Outcome {
+  bool issued = false;  // false: skipped (its descriptor or mapping is not there)
+  int64_t ret = 0;
+  int err = 0;
+  uint64_t bytes = 0;  // read or written
+};
+
+class Executor {
+ public:
+  Executor(CopyState* copy, const trace::FileTable* files) : copy_(copy), files_(files) {}
+  ~Executor();
+  Outcome Run(const trace::Op& op);
+  // Closes the descriptors and mappings this worker made that the trace
+  // left open (end of a pass).
+  void Release();
+  std::string PathOf(uint32_t file) const;
+
+ private:
+  char* Buffer(uint64_t bytes);
+  int Fd(uint32_t slot) const;
+  Outcome Data(const trace::Op& op, int fd);
+  Outcome Meta(const trace::Op& op);
+  Outcome Mapping(const trace::Op& op);
+  Outcome Fcntl(const trace::Op& op, int fd);
+
+  CopyState* copy_;
+  const trace::FileTable* files_;
+  char* buf_ = nullptr;
+  uint64_t buf_size_ = 0;
+  std::vector<uint32_t> opened_, mapped_;
+};
+
+}  // namespace iomimic::replay

@@ -55,6 +55,7 @@ bool Compiler::Open(Ctx& c) {
   FdEntry& e = tables_.Bind(c.thread, c.ev.ret, file);
   e.append = flags & O_APPEND;
   c.op.new_slot = e.slot;
+  c.op.new_gen = e.gen;
   Emit(c);
   return true;
 }

@@ -180,7 +180,11 @@ bool Compiler::Fcntl(Ctx& c) {
     case F_SETFL: c.op.c = OpenFlags(c.arg(2)); break;
     case F_SETFD: c.op.c = Flags(c.arg(2)); break;
     case F_DUPFD: case F_DUPFD_CLOEXEC:
-      if (c.ok()) c.op.new_slot = tables_.Bind(c.thread, c.ev.ret, c.fd->file).slot;
+      if (c.ok()) {
+        const FdEntry& e = tables_.Bind(c.thread, c.ev.ret, c.fd->file);
+        c.op.new_slot = e.slot;
+        c.op.new_gen = e.gen;
+      }
       break;
     default: Skip(c.ev, "fcntl command not replayed"); return false;
   }
@@ -192,7 +196,11 @@ bool Compiler::Fcntl(Ctx& c) {
 bool Compiler::Dup(Ctx& c) {
   if (!FdOp(c, 0)) return false;
   const uint32_t file = c.fd->file;
-  if (c.ok()) c.op.new_slot = tables_.Bind(c.thread, c.ev.ret, file).slot;
+  if (c.ok()) {
+    const FdEntry& e = tables_.Bind(c.thread, c.ev.ret, file);
+    c.op.new_slot = e.slot;
+    c.op.new_gen = e.gen;
+  }
   Emit(c);
   return true;
 }

@@ -44,9 +44,16 @@ void Compiler::Skip(const Event& ev, const char* reason) {
 
 void Compiler::Emit(Ctx& c, uint64_t file_offset) {
   Op& op = c.op;
+  if (!under_.empty()) {
+    const uint32_t f = op.file != kNoId ? op.file : c.fd != nullptr ? c.fd->file : kNoId;
+    if (f == kNoId || !PathUnder(files_.at(f).path, under_)) {
+      return Skip(c.ev, "outside replay.only_under");
+    }
+  }
   op.err = static_cast<uint8_t>(std::min(c.ev.err, 255));
   op.ret = c.ev.ret;
   op.ts_ns = c.ev.ts_ns - first_ts_;
+  op.seq = ops_++;
   op.dur_ns = static_cast<uint32_t>(std::min<uint64_t>(c.ev.dur_ns, 0xffffffffu));
   SysTotals& t = traced_[static_cast<int>(op.sys)];
   ++t.count;
@@ -170,6 +177,7 @@ bool Compiler::FdOp(Ctx& c, size_t fd_arg) {
     return false;
   }
   c.op.slot = c.fd->slot;
+  c.op.gen = c.fd->gen;
   return true;
 }
 

@@ -37,7 +37,10 @@ struct SysTotals {
 
 class Compiler {
  public:
-  explicit Compiler(OpSink* sink) : sink_(sink) {}
+  // under: replay only calls on paths under this directory (others are
+  // counted as "outside"); "" = all.
+  explicit Compiler(OpSink* sink, std::string under = {})
+      : sink_(sink), under_(std::move(under)) {}
 
   void Add(const Event& ev);
   // After the last event: settles what existed before (FileTable::Finish).
@@ -53,6 +56,7 @@ class Compiler {
     return unreplayed_;
   }
   uint64_t syscalls() const { return syscalls_; }
+  uint64_t ops() const { return ops_; }  // ops made (Op::seq runs 0 .. ops()-1)
   uint64_t signals() const { return signals_; }
   uint64_t exits() const { return exits_; }
   uint64_t first_ts() const { return first_ts_; }
@@ -82,11 +86,12 @@ class Compiler {
   void Lookup(uint32_t file, int err);
 
   OpSink* sink_;
+  std::string under_;
   FileTable files_;
   FdTables tables_;
   std::array<SysTotals, kSysCount> traced_{};
   std::map<std::pair<std::string, std::string>, uint64_t> unreplayed_;
-  uint64_t syscalls_ = 0, signals_ = 0, exits_ = 0;
+  uint64_t syscalls_ = 0, signals_ = 0, exits_ = 0, ops_ = 0;
   bool started_ = false;
   uint64_t first_ts_ = 0, last_end_ = 0;
 };

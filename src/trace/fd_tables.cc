@@ -51,9 +51,14 @@ FdEntry* FdTables::Find(uint32_t thread, int64_t fd) {
 FdEntry& FdTables::Bind(uint32_t thread, int64_t fd, uint32_t file) {
   const uint32_t t = procs_[thread_proc_[thread]].fds;
   auto [s, fresh] = table_slots_[t].emplace(fd, next_slot_);
-  if (fresh) ++next_slot_;
+  if (fresh) {
+    ++next_slot_;
+    slot_gen_.push_back(0);
+  }
+  ++binds_;
   FdEntry& e = tables_[t][fd];
-  e = FdEntry{.slot = s->second, .file = file, .owner = t, .offset = 0, .append = false};
+  e = FdEntry{.slot = s->second, .file = file, .owner = t, .gen = ++slot_gen_[s->second],
+              .offset = 0, .append = false};
   return e;
 }
 

@@ -20,6 +20,7 @@ struct FdEntry {
   uint32_t slot = kNoId;
   uint32_t file = kNoId;
   uint32_t owner = 0;       // the descriptor table that opened it
+  uint32_t gen = 0;         // the slot's binding number (Op::gen)
   uint64_t offset = 0;      // the file offset the trace implies
   bool append = false;
 };
@@ -54,6 +55,8 @@ class FdTables {
   FdEntry& Bind(uint32_t thread, int64_t fd, uint32_t file);
   void Unbind(uint32_t thread, int64_t fd);
   uint32_t slots() const { return next_slot_; }
+  // Bindings made over all slots (the stride between passes of a loop).
+  uint64_t binds() const { return binds_; }
 
   // File mappings of the thread's address space.
   uint32_t Map(uint32_t thread, uint64_t addr, uint64_t len, uint32_t file);
@@ -76,7 +79,9 @@ class FdTables {
   std::vector<std::unordered_map<int64_t, uint32_t>> table_slots_;
   std::vector<std::map<uint64_t, Mapping>> spaces_;
   std::vector<uint32_t> free_maps_;
+  std::vector<uint32_t> slot_gen_;
   uint32_t next_slot_ = 0, next_map_ = 0;
+  uint64_t binds_ = 0;
 };
 
 }  // namespace iomimic::trace

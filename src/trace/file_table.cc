@@ -96,9 +96,16 @@ void FileTable::Finish() {
   }
 }
 
-uint64_t FileTable::Footprint() const {
+bool PathUnder(const std::string& path, const std::string& dir) {
+  if (dir.empty() || dir == "/") return true;
+  return path.compare(0, dir.size(), dir) == 0 &&
+         (path.size() == dir.size() || path[dir.size()] == '/' || dir.back() == '/');
+}
+
+uint64_t FileTable::Footprint(const std::string& under) const {
   uint64_t total = 0;
   for (const FileInfo& f : files_) {
+    if (!PathUnder(f.path, under)) continue;
     if (f.initial == Initial::kDir || f.is_dir) {
       total += 4096;
       continue;

@@ -57,12 +57,16 @@ class FileTable {
 
   // Bytes the files take at their largest (each rounded up to 4 KiB, a
   // directory as one block): what one copy of the replay can allocate.
-  uint64_t Footprint() const;
+  // under: only the paths below this directory ("" = all).
+  uint64_t Footprint(const std::string& under = {}) const;
 
  private:
   std::vector<FileInfo> files_;
   std::unordered_map<std::string, uint32_t> ids_;
 };
+
+// True when path is dir or below it ("" holds everything).
+bool PathUnder(const std::string& path, const std::string& dir);
 
 // "/a/./b//c/../d" → "/a/b/d". `base` is the directory a relative path
 // starts at ("" = unknown: the path is taken from "/").

@@ -52,7 +52,14 @@ struct Op {
   uint64_t ts_ns = 0;     // start, since the trace's first event
   uint32_t dur_ns = 0;    // time the traced call took (capped at ~4 s)
   uint32_t mode = 0;      // open/mkdir mode
+  // Which binding of `slot` the op uses, and which binding of new_slot it
+  // makes (1, 2, ... per slot): a worker waits until another thread's open
+  // of its descriptor has happened, as it had in the trace.
+  uint32_t gen = 0, new_gen = 0;
+  // The op's place in the whole trace (all threads): a close waits until
+  // the other workers have done every op before it.
+  uint64_t seq = 0;
 };
-static_assert(sizeof(Op) == 72);
+static_assert(sizeof(Op) == 88);
 
 }  // namespace iomimic::trace

@@ -21,6 +21,8 @@ using trace::Sys;
 
 namespace {
 
+constexpr uint64_t kClosed = 0xffffff;
+
 // The raw call, as the traced program issued it: the same syscall name in
 // an strace of the replay (glibc would turn open() into openat()).
 Outcome Sc(long ret) {
@@ -41,10 +43,10 @@ void Fill(char* p, uint64_t n) {
 
 CopyState::CopyState(std::string r, size_t slots, size_t map_slots)
     : root(std::move(r)),
-      fds(new std::atomic<int>[std::max<size_t>(slots, 1)]),
+      fds(new std::atomic<uint64_t>[std::max<size_t>(slots, 1)]),
       maps(new std::atomic<char*>[std::max<size_t>(map_slots, 1)]),
       map_lens(new std::atomic<uint64_t>[std::max<size_t>(map_slots, 1)]) {
-  for (size_t i = 0; i < slots; ++i) fds[i].store(-1);
+  for (size_t i = 0; i < slots; ++i) fds[i].store(kClosed);
   for (size_t i = 0; i < map_slots; ++i) {
     maps[i].store(nullptr);
     map_lens[i].store(0);
@@ -68,15 +70,31 @@ char* Executor::Buffer(uint64_t bytes) {
   return buf_;
 }
 
-int Executor::Fd(uint32_t slot) const {
-  return slot == kNoId ? -1 : copy_->fds[slot].load(std::memory_order_acquire);
+int Executor::Fd(const Op& op) const {
+  if (op.slot == kNoId) return -1;
+  const uint64_t v = copy_->fds[op.slot].load(std::memory_order_acquire);
+  if ((v >> 24) != base_ + op.gen || (v & kClosed) == kClosed) return -1;
+  return static_cast<int>(v & kClosed);
+}
+
+Executor::Slot Executor::State(const Op& op) const {
+  if (op.slot == kNoId) return Slot::kReady;
+  const uint64_t v = copy_->fds[op.slot].load(std::memory_order_acquire);
+  const uint64_t gen = v >> 24, want = base_ + op.gen;
+  if (gen < want) return Slot::kNotYet;
+  return gen == want && (v & kClosed) != kClosed ? Slot::kReady : Slot::kGone;
+}
+
+void Executor::Publish(uint32_t slot, uint32_t gen, long fd) {
+  const uint64_t low = fd < 0 ? kClosed : static_cast<uint64_t>(fd);
+  copy_->fds[slot].store(((base_ + gen) << 24) | low, std::memory_order_release);
 }
 
 Outcome Executor::Run(const Op& op) {
   int fd = -1;
   if (op.slot != kNoId) {
-    fd = Fd(op.slot);
-    if (fd < 0) return {};  // its open failed or has not happened here
+    fd = Fd(op);
+    if (fd < 0) return {};  // its open failed here, or it was closed
   }
   switch (op.sys) {
     case Sys::k_read: case Sys::k_write: case Sys::k_pread64: case Sys::k_pwrite64:
@@ -85,7 +103,7 @@ Outcome Executor::Run(const Op& op) {
       return Data(op, fd);
     case Sys::k_close: {
       Outcome o = Sc(::syscall(SYS_close, fd));
-      copy_->fds[op.slot].store(-1, std::memory_order_release);
+      Publish(op.slot, op.gen, -1);
       return o;
     }
     case Sys::k_lseek: return Sc(::syscall(SYS_lseek, fd, op.a, op.extra));
@@ -148,17 +166,17 @@ Outcome Executor::Meta(const Op& op) {
     case Sys::k_creat: o = Sc(::syscall(SYS_creat, p, op.mode)); break;
     case Sys::k_dup: case Sys::k_dup2: case Sys::k_dup3:
       // Always dup(): the traced target number could be one of the tool's own.
-      o = Sc(::syscall(SYS_dup, Fd(op.slot)));
+      o = Sc(::syscall(SYS_dup, Fd(op)));
       break;
     case Sys::k_stat: o = Sc(::syscall(SYS_stat, p, &st)); break;
     case Sys::k_lstat: o = Sc(::syscall(SYS_lstat, p, &st)); break;
-    case Sys::k_fstat: o = Sc(::syscall(SYS_fstat, Fd(op.slot), &st)); break;
+    case Sys::k_fstat: o = Sc(::syscall(SYS_fstat, Fd(op), &st)); break;
     case Sys::k_newfstatat:
-      o = op.file == kNoId ? Sc(::syscall(SYS_newfstatat, Fd(op.slot), "", &st, op.c))
+      o = op.file == kNoId ? Sc(::syscall(SYS_newfstatat, Fd(op), "", &st, op.c))
                            : Sc(::syscall(SYS_newfstatat, AT_FDCWD, p, &st, op.c));
       break;
     case Sys::k_statx:
-      o = op.file == kNoId ? Sc(::syscall(SYS_statx, Fd(op.slot), "", op.c, op.b, stx))
+      o = op.file == kNoId ? Sc(::syscall(SYS_statx, Fd(op), "", op.c, op.b, stx))
                            : Sc(::syscall(SYS_statx, AT_FDCWD, p, op.c, op.b, stx));
       break;
     case Sys::k_access: o = Sc(::syscall(SYS_access, p, op.b)); break;
@@ -181,9 +199,10 @@ Outcome Executor::Meta(const Op& op) {
     }
     default: return {};
   }
-  if (op.new_slot != kNoId && o.ret >= 0) {
-    copy_->fds[op.new_slot].store(static_cast<int>(o.ret), std::memory_order_release);
-    opened_.push_back(op.new_slot);
+  if (op.new_slot != kNoId) {
+    // Published even when it failed here: a worker waiting for it moves on.
+    Publish(op.new_slot, op.new_gen, o.ret);
+    if (o.ret >= 0) opened_.push_back(op.new_slot);
   }
   return o;
 }
@@ -194,7 +213,7 @@ Outcome Executor::Meta(const Op& op) {
 Outcome Executor::Mapping(const Op& op) {
   if (op.sys == Sys::k_mmap) {
     const int flags = static_cast<int>(op.c) & ~(MAP_FIXED | MAP_FIXED_NOREPLACE | MAP_DENYWRITE);
-    const long r = ::syscall(SYS_mmap, nullptr, op.b, op.extra & ~PROT_EXEC, flags, Fd(op.slot), op.a);
+    const long r = ::syscall(SYS_mmap, nullptr, op.b, op.extra & ~PROT_EXEC, flags, Fd(op), op.a);
     Outcome o = Sc(r == -1 ? -1 : 0);
     if (r != -1 && op.new_slot != kNoId) {
       copy_->maps[op.new_slot].store(reinterpret_cast<char*>(r));
@@ -232,9 +251,9 @@ Outcome Executor::Fcntl(const Op& op, int fd) {
     }
     case F_DUPFD: case F_DUPFD_CLOEXEC: {
       Outcome o = Sc(::syscall(SYS_fcntl, fd, op.extra, 0));
-      if (o.ret >= 0 && op.new_slot != kNoId) {
-        copy_->fds[op.new_slot].store(static_cast<int>(o.ret));
-        opened_.push_back(op.new_slot);
+      if (op.new_slot != kNoId) {
+        Publish(op.new_slot, op.new_gen, o.ret);
+        if (o.ret >= 0) opened_.push_back(op.new_slot);
       }
       return o;
     }
@@ -244,8 +263,12 @@ Outcome Executor::Fcntl(const Op& op, int fd) {
 
 void Executor::Release() {
   for (uint32_t s : opened_) {
-    const int fd = copy_->fds[s].exchange(-1);
-    if (fd >= 0) ::close(fd);
+    uint64_t v = copy_->fds[s].load();
+    // Only a descriptor still holding what this worker opened.
+    while ((v & kClosed) != kClosed &&
+           !copy_->fds[s].compare_exchange_weak(v, (v & ~kClosed) | kClosed)) {
+    }
+    if ((v & kClosed) != kClosed) ::close(static_cast<int>(v & kClosed));
   }
   for (uint32_t m : mapped_) {
     char* p = copy_->maps[m].exchange(nullptr);

@@ -18,7 +18,8 @@ namespace iomimic::replay {
 // What one copy of the traced program's state is at replay time.
 struct CopyState {
   std::string root;  // run_dir/copy<K>: the traced "/" of this copy
-  std::unique_ptr<std::atomic<int>[]> fds;  // slot -> real fd (-1: not open)
+  // slot -> binding number << 24 | real fd (0xffffff: closed or failed).
+  std::unique_ptr<std::atomic<uint64_t>[]> fds;
   std::unique_ptr<std::atomic<char*>[]> maps;  // map slot -> address
   std::unique_ptr<std::atomic<uint64_t>[]> map_lens;
   CopyState(std::string r, size_t slots, size_t map_slots);
@@ -35,6 +36,13 @@ class Executor {
  public:
   Executor(CopyState* copy, const trace::FileTable* files) : copy_(copy), files_(files) {}
   ~Executor();
+  // Where the descriptor an op uses stands: its open happened here
+  // (kReady), has not yet (kNotYet: another worker will open it), or is
+  // over (kGone: it failed here or was closed again).
+  enum class Slot { kReady, kNotYet, kGone };
+  Slot State(const trace::Op& op) const;
+  // Pass k of a looped trace numbers its bindings after pass k-1's.
+  void SetPassBase(uint64_t base) { base_ = base; }
   Outcome Run(const trace::Op& op);
   // Closes the descriptors and mappings this worker made that the trace
   // left open (end of a pass).
@@ -43,7 +51,8 @@ class Executor {
 
  private:
   char* Buffer(uint64_t bytes);
-  int Fd(uint32_t slot) const;
+  int Fd(const trace::Op& op) const;
+  void Publish(uint32_t slot, uint32_t gen, long fd);
   Outcome Data(const trace::Op& op, int fd);
   Outcome Meta(const trace::Op& op);
   Outcome Mapping(const trace::Op& op);
@@ -51,6 +60,7 @@ class Executor {
 
   CopyState* copy_;
   const trace::FileTable* files_;
+  uint64_t base_ = 0;
   char* buf_ = nullptr;
   uint64_t buf_size_ = 0;
   std::vector<uint32_t> opened_, mapped_;

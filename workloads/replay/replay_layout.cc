@@ -16,6 +16,15 @@ void MakeDir(const std::string& path) {
   if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) throw SysError("mkdir", path, errno);
 }
 
+void MakeDirs(const std::string& root, const std::string& under) {
+  MakeDir(root);
+  for (size_t at = 1; at < under.size(); ++at) {
+    at = under.find('/', at);
+    if (at == std::string::npos) at = under.size();
+    MakeDir(root + under.substr(0, at));
+  }
+}
+
 uint64_t LayOutFile(const std::string& path, uint64_t size) {
   const int fd = CheckSys(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644),
                           "open", path);

@@ -344,8 +344,7 @@ void Replay::Step(WorkerContext& ctx, Executor& exec, const trace::Op& op, uint3
   Recorder& rec = ctx.recorder();
   if ((o.err == ENOSPC || o.err == EIO || o.err == EDQUOT) && o.err != op.err) {
     rec.RecordError(static_cast<OpId>(op.sys), start, end);
-    throw SysError(std::string(trace::SysName(op.sys)),
-                   op.file != trace::kNoId ? exec.PathOf(op.file) : "", o.err);
+    throw SysError(std::string(trace::SysName(op.sys)), exec.PathOf(op), o.err);
   }
   if (o.err != 0) {
     rec.RecordError(static_cast<OpId>(op.sys), start, end);

@@ -44,9 +44,13 @@ void Fill(char* p, uint64_t n) {
 CopyState::CopyState(std::string r, size_t slots, size_t map_slots)
     : root(std::move(r)),
       fds(new std::atomic<uint64_t>[std::max<size_t>(slots, 1)]),
+      slot_files(new std::atomic<uint32_t>[std::max<size_t>(slots, 1)]),
       maps(new std::atomic<char*>[std::max<size_t>(map_slots, 1)]),
       map_lens(new std::atomic<uint64_t>[std::max<size_t>(map_slots, 1)]) {
-  for (size_t i = 0; i < slots; ++i) fds[i].store(kClosed);
+  for (size_t i = 0; i < slots; ++i) {
+    fds[i].store(kClosed);
+    slot_files[i].store(kNoId);
+  }
   for (size_t i = 0; i < map_slots; ++i) {
     maps[i].store(nullptr);
     map_lens[i].store(0);
@@ -56,6 +60,12 @@ CopyState::CopyState(std::string r, size_t slots, size_t map_slots)
 Executor::~Executor() { std::free(buf_); }
 
 std::string Executor::PathOf(uint32_t file) const { return copy_->root + files_->at(file).path; }
+
+std::string Executor::PathOf(const Op& op) const {
+  if (op.file != kNoId) return PathOf(op.file);
+  const uint32_t f = op.slot == kNoId ? kNoId : copy_->slot_files[op.slot].load();
+  return f == kNoId ? copy_->root : PathOf(f);
+}
 
 // 4 KiB aligned, for O_DIRECT; grown as the trace asks for more.
 char* Executor::Buffer(uint64_t bytes) {
@@ -85,7 +95,8 @@ Executor::Slot Executor::State(const Op& op) const {
   return gen == want && (v & kClosed) != kClosed ? Slot::kReady : Slot::kGone;
 }
 
-void Executor::Publish(uint32_t slot, uint32_t gen, long fd) {
+void Executor::Publish(uint32_t slot, uint32_t gen, long fd, uint32_t file) {
+  if (file != kNoId) copy_->slot_files[slot].store(file);
   const uint64_t low = fd < 0 ? kClosed : static_cast<uint64_t>(fd);
   copy_->fds[slot].store(((base_ + gen) << 24) | low, std::memory_order_release);
 }
@@ -201,7 +212,10 @@ Outcome Executor::Meta(const Op& op) {
   }
   if (op.new_slot != kNoId) {
     // Published even when it failed here: a worker waiting for it moves on.
-    Publish(op.new_slot, op.new_gen, o.ret);
+    const uint32_t file = op.file != kNoId ? op.file
+                          : op.slot != kNoId ? copy_->slot_files[op.slot].load()
+                                             : kNoId;
+    Publish(op.new_slot, op.new_gen, o.ret, file);
     if (o.ret >= 0) opened_.push_back(op.new_slot);
   }
   return o;
@@ -252,7 +266,7 @@ Outcome Executor::Fcntl(const Op& op, int fd) {
     case F_DUPFD: case F_DUPFD_CLOEXEC: {
       Outcome o = Sc(::syscall(SYS_fcntl, fd, op.extra, 0));
       if (op.new_slot != kNoId) {
-        Publish(op.new_slot, op.new_gen, o.ret);
+        Publish(op.new_slot, op.new_gen, o.ret, copy_->slot_files[op.slot].load());
         if (o.ret >= 0) opened_.push_back(op.new_slot);
       }
       return o;

@@ -20,6 +20,7 @@ struct CopyState {
   std::string root;  // run_dir/copy<K>: the traced "/" of this copy
   // slot -> binding number << 24 | real fd (0xffffff: closed or failed).
   std::unique_ptr<std::atomic<uint64_t>[]> fds;
+  std::unique_ptr<std::atomic<uint32_t>[]> slot_files;  // slot -> file it holds (for errors)
   std::unique_ptr<std::atomic<char*>[]> maps;  // map slot -> address
   std::unique_ptr<std::atomic<uint64_t>[]> map_lens;
   CopyState(std::string r, size_t slots, size_t map_slots);
@@ -48,11 +49,13 @@ class Executor {
   // left open (end of a pass).
   void Release();
   std::string PathOf(uint32_t file) const;
+  // The file an op acts on: its path argument, else its descriptor's file.
+  std::string PathOf(const trace::Op& op) const;
 
  private:
   char* Buffer(uint64_t bytes);
   int Fd(const trace::Op& op) const;
-  void Publish(uint32_t slot, uint32_t gen, long fd);
+  void Publish(uint32_t slot, uint32_t gen, long fd, uint32_t file = trace::kNoId);
   Outcome Data(const trace::Op& op, int fd);
   Outcome Meta(const trace::Op& op);
   Outcome Mapping(const trace::Op& op);

@@ -4,7 +4,9 @@
 # the same filesystem. Per syscall: the trace's count vs the count an strace
 # of the replay shows (the workers' calls on the copy's files); device
 # bytes: the original run's (loop device counters around it, then sync) vs
-# the replay's measured phase (--cache drop before, syncfs_at_end after).
+# the replay's measured phase (--cache drop before, syncfs_at_end after),
+# at the traced pace (speed=original: writeback and journal commits see the
+# same timing).
 # Writes OUT/fidelity.md, the traces and the reports. Needs root, strace,
 # sqlite3, tar, rrdtool (scripts/setup installs them).
 #   usage: bench/replay_fidelity.sh [OUT]   (IOMIMIC=path/to/iomimic, PROGS="sqlite3 tar")
@@ -79,7 +81,8 @@ for prog in ${PROGS:-sqlite3 tar rrdtool log_writers}; do
   threads=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["threads"]))' \
     "$out/$prog.summary.json")
   args=(run replay "--replay.trace=$out/$prog.strace" "--replay.only_under=$app"
-        --replay.syncfs_at_end=true --threads "$threads" --target "$mnt" --cache drop
+        --replay.syncfs_at_end=true --replay.speed=original --threads "$threads" --target "$mnt"
+        --cache drop
         --format json)
   "$bin" "${args[@]}" --output "$out/$prog.replay.json" > /dev/null 2> "$out/$prog.replay.err"
   "${strace_cmd[@]}" -o "$out/$prog.replay.strace" "$bin" "${args[@]}" \

@@ -29,7 +29,10 @@ int ErrnoFromName(std::string_view name) {
 
 std::string ErrnoName(int err) {
   const char* n = ::strerrorname_np(err);
-  return n != nullptr ? n : "E" + std::to_string(err);
+  if (n != nullptr) return n;
+  std::string name = "E";
+  name += std::to_string(err);
+  return name;
 }
 
 }  // namespace iomimic::trace

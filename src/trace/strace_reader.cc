@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include <fmt/format.h>
+
 #include "trace/args.h"
 #include "trace/errno_names.h"
 
@@ -151,8 +153,7 @@ bool StraceReader::ParseCall(std::string_view rest, Event* ev) {
     std::string_view name = rest.substr(kResumed.size(), close - kResumed.size());
     auto it = pending_.find(ev->pid);
     if (it == pending_.end() || it->second.text.compare(0, name.size(), name) != 0) {
-      Fail("'" + std::string(name) + " resumed' without its unfinished call in thread " +
-           std::to_string(ev->pid));
+      Fail(fmt::format("'{} resumed' without its unfinished call in thread {}", name, ev->pid));
     }
     joined_ = std::move(it->second.text);
     joined_.append(rest.substr(close + 9));

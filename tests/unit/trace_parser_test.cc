@@ -2,6 +2,7 @@
 // recorded here (sqlite3, a multi-threaded program's interleaving) and
 // over broken ones: each must be read exactly or refused with its line.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -91,6 +92,46 @@ TEST(TraceParser, RealSqliteSnippetCompilesToOpsAndFileFacts) {
   EXPECT_EQ((c.unreplayed().at({"brk", "not file I/O"})), 1u);
   EXPECT_EQ((c.unreplayed().at({"write", "not a regular file (pipe, socket, device, /proc, /sys)"})),
             1u);
+}
+
+// From `strace ... rrdtool -` here: one update of one RRD, through mmap.
+constexpr const char* kRrdtool =
+    "17497 20:28:45.222059 openat(AT_FDCWD</tmp/replay_fid_work.SOx5gq/mnt/rrdtool>, \"rrd/h7.rrd\", O_RDWR) = 3</tmp/replay_fid_work.SOx5gq/mnt/rrdtool/rrd/h7.rrd> <0.000018>\n"
+    "17497 20:28:45.222105 fcntl(3</tmp/replay_fid_work.SOx5gq/mnt/rrdtool/rrd/h7.rrd>, F_SETLK, {l_type=F_WRLCK, l_whence=SEEK_SET, l_start=0, l_len=0}) = 0 <0.000009>\n"
+    "17497 20:28:45.222138 newfstatat(3</tmp/replay_fid_work.SOx5gq/mnt/rrdtool/rrd/h7.rrd>, \"\", {st_mode=S_IFREG|0644, st_size=21984, ...}, AT_EMPTY_PATH) = 0 <0.000008>\n"
+    "17497 20:28:45.222174 mmap(NULL, 21984, PROT_READ|PROT_WRITE, MAP_SHARED, 3</tmp/replay_fid_work.SOx5gq/mnt/rrdtool/rrd/h7.rrd>, 0) = 0x7f94cc980000 <0.000015>\n"
+    "17497 20:28:45.222216 madvise(0x7f94cc980000, 21984, MADV_RANDOM) = 0 <0.000008>\n"
+    "17497 20:28:45.222357 madvise(0x7f94cc980000, 4096, MADV_NORMAL) = 0 <0.000012>\n"
+    "17497 20:28:45.222392 madvise(0x7f94cc980000, 4096, MADV_WILLNEED) = 0 <0.000009>\n"
+    "17497 20:28:45.222427 munmap(0x7f94cc980000, 21984) = 0 <0.000014>\n"
+    "17497 20:28:45.222458 close(3</tmp/replay_fid_work.SOx5gq/mnt/rrdtool/rrd/h7.rrd>) = 0 <0.000014>\n";
+
+TEST(TraceParser, RealRrdtoolUpdateMapsAndAdvisesTheFile) {
+  TraceFile f(kRrdtool);
+  StraceReader r(f.path());
+  Collect sink;
+  Compiler c(&sink);
+  Event ev;
+  while (r.Next(&ev)) c.Add(ev);
+  c.Finish();
+  std::vector<Sys> seen;
+  for (const Op& op : sink.ops) seen.push_back(op.sys);
+  ASSERT_EQ(seen, (std::vector<Sys>{Sys::k_openat, Sys::k_fcntl, Sys::k_newfstatat, Sys::k_mmap,
+                                    Sys::k_madvise, Sys::k_madvise, Sys::k_madvise, Sys::k_munmap,
+                                    Sys::k_close}));
+  const Op& mmap = sink.ops[3];
+  EXPECT_EQ(mmap.b, 21984);
+  EXPECT_EQ(mmap.c & MAP_SHARED, MAP_SHARED);
+  for (size_t i = 4; i < 8; ++i) {
+    EXPECT_EQ(sink.ops[i].map, mmap.new_slot);
+    EXPECT_EQ(sink.ops[i].a, 0);  // at the mapping's start
+  }
+  EXPECT_EQ(sink.ops[5].b, 4096);
+  // The RRD existed (opened without O_CREAT) with the size fstat showed.
+  const FileInfo& rrd = c.files().at(sink.ops[0].file);
+  EXPECT_EQ(rrd.initial, Initial::kFile);
+  EXPECT_EQ(rrd.initial_size, 21984u);
+  EXPECT_TRUE(rrd.mmapped);
 }
 
 TEST(TraceParser, UnfinishedAndResumedCallsOfTwoThreadsAreJoined) {

@@ -9,7 +9,9 @@
 # same timing).
 # Writes OUT/fidelity.md, the traces and the reports. Needs root, strace,
 # sqlite3, tar, rrdtool (scripts/setup installs them).
-#   usage: bench/replay_fidelity.sh [OUT]   (IOMIMIC=path/to/iomimic, PROGS="sqlite3 tar")
+#   usage: bench/replay_fidelity.sh [OUT]
+#   env: IOMIMIC=path/to/iomimic  PROGS="sqlite3 tar"  REPEATS=3 (device
+#   bytes: median of REPEATS original runs and REPEATS replays)  SPEED=original
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${IOMIMIC:-$root/build/debug/iomimic}
@@ -67,30 +69,41 @@ run_log_writers() {
     --ops 4000 --log_writers.flush=fdatasync:50 > /dev/null 2>&1
 }
 
+repeats=${REPEATS:-3}
 for prog in ${PROGS:-sqlite3 tar rrdtool log_writers}; do
   app=$mnt/$prog
-  mkdir -p "$app"
-  "setup_$prog"
-  cold
-  read -r r0 w0 < <(dev_bytes)
-  (cd "$app" && "run_$prog" "$out/$prog.strace")
-  sync
-  read -r r1 w1 < <(dev_bytes)
-  echo "$((r1 - r0)) $((w1 - w0))" > "$out/$prog.original_device"
+  : > "$out/$prog.original_device"
+  # The original, traced, REPEATS times from the same start; the first
+  # run's trace is the one replayed.
+  for ((k = 0; k < repeats; k++)); do
+    rm -rf "$app" "$work/src"
+    mkdir -p "$app"
+    "setup_$prog"
+    cold
+    read -r r0 w0 < <(dev_bytes)
+    trace=$out/$prog.strace
+    ((k == 0)) || trace=$work/again.strace
+    (cd "$app" && "run_$prog" "$trace")
+    sync
+    read -r r1 w1 < <(dev_bytes)
+    echo "$((r1 - r0)) $((w1 - w0))" >> "$out/$prog.original_device"
+  done
   "$bin" trace summarize "$out/$prog.strace" --under "$app" --format json > "$out/$prog.summary.json"
   threads=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["threads"]))' \
     "$out/$prog.summary.json")
   args=(run replay "--replay.trace=$out/$prog.strace" "--replay.only_under=$app"
-        --replay.syncfs_at_end=true --replay.speed=original --threads "$threads" --target "$mnt"
-        --cache drop
-        --format json)
-  "$bin" "${args[@]}" --output "$out/$prog.replay.json" > /dev/null 2> "$out/$prog.replay.err"
+        --replay.syncfs_at_end=true "--replay.speed=${SPEED:-original}" --threads "$threads"
+        --target "$mnt" --cache drop --format json)
+  for ((k = 0; k < repeats; k++)); do
+    "$bin" "${args[@]}" --output "$out/$prog.replay$k.json" > /dev/null 2> "$out/$prog.replay.err"
+  done
   "${strace_cmd[@]}" -o "$out/$prog.replay.strace" "$bin" "${args[@]}" \
     --output "$out/$prog.replay_traced.json" > /dev/null 2>&1
   rundir=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_dir"])' \
     "$out/$prog.replay_traced.json")
   "$bin" trace summarize "$out/$prog.replay.strace" --under "$rundir/copy0" --format json \
     > "$out/$prog.replay_summary.json"
+  rm -f "$out/$prog.replay.strace"  # large; the summary keeps the counts
   echo "replay_fidelity: $prog done" >&2
 done
 python3 "$root/bench/replay_fidelity_table.py" "$out" > "$out/fidelity.md"

@@ -8,6 +8,7 @@ iomimic's main thread, which lays the files out in prepare). Then device
 bytes: the original run's vs the replay's measured phase.
 """
 import json
+import statistics
 import sys
 
 out = sys.argv[1]
@@ -18,7 +19,6 @@ for prog in ["sqlite3", "tar", "rrdtool", "log_writers"]:
     try:
         traced = json.load(open(f"{out}/{prog}.summary.json"))
         replay = json.load(open(f"{out}/{prog}.replay_summary.json"))
-        report = json.load(open(f"{out}/{prog}.replay.json"))
     except FileNotFoundError:
         continue
     counts = {}
@@ -31,16 +31,39 @@ for prog in ["sqlite3", "tar", "rrdtool", "log_writers"]:
         r = counts.get(name, 0)
         diff = "n/a" if t == 0 else f"{100.0 * (r - t) / t:+.2f} %"
         print(f"| {prog} | {name} | {t} | {r} | {diff} |")
-    orig_r, orig_w = map(int, open(f"{out}/{prog}.original_device").read().split())
-    dev = report.get("device", {})
-    device_rows.append((prog, orig_r, dev.get("read_bytes", 0), orig_w, dev.get("write_bytes", 0),
-                        report["status"]))
+    orig = [tuple(map(int, l.split())) for l in open(f"{out}/{prog}.original_device") if l.strip()]
+    reps = []
+    k = 0
+    while True:
+        try:
+            reps.append(json.load(open(f"{out}/{prog}.replay{k}.json")))
+        except FileNotFoundError:
+            break
+        k += 1
+    device_rows.append((prog, [o[0] for o in orig], [r["device"]["read_bytes"] for r in reps],
+                        [o[1] for o in orig], [r["device"]["write_bytes"] for r in reps],
+                        ",".join(sorted({r["status"] for r in reps}))))
+
+def med(v):
+    return statistics.median(v) if v else 0
+
+
+def cell(v):
+    """Median and range, in KiB."""
+    if not v:
+        return "-"
+    return f"{med(v) / 1024:.0f} ({min(v) / 1024:.0f}-{max(v) / 1024:.0f})"
+
 
 def ratio(a, b):
-    return "n/a" if a == 0 else f"{100.0 * (b - a) / a:+.1f} %"
+    return "n/a" if med(a) == 0 else f"{100.0 * (med(b) - med(a)) / med(a):+.1f} %"
 
+
+print()
+print("Device bytes, KiB: median (min-max) of the runs; diff of the medians.")
 print()
 print("| program | original read | replay read | diff | original written | replay written | diff | status |")
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 for prog, orr, rr, ow, rw, status in device_rows:
-    print(f"| {prog} | {orr} | {rr} | {ratio(orr, rr)} | {ow} | {rw} | {ratio(ow, rw)} | {status} |")
+    print(f"| {prog} | {cell(orr)} | {cell(rr)} | {ratio(orr, rr)} | {cell(ow)} | {cell(rw)} | "
+          f"{ratio(ow, rw)} | {status} |")

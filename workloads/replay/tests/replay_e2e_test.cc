@@ -91,6 +91,20 @@ TEST_F(ReplayE2e, ThreadsShareDescriptorsInTraceOrder) {
   EXPECT_EQ(rows["lseek"]["replayed_count"], rows["lseek"]["traced_count"]);
 }
 
+// An op list larger than op_memory is streamed from the run directory:
+// the same calls, and two copies each get their own files.
+TEST_F(ReplayE2e, StreamedOpListAndCopiesReplayTheSameCalls) {
+  const ReplayRun r = Replay(fs_->mount_point(), {"--replay.trace=" + kTraces + "tar.strace",
+                                            "--replay.op_memory=1KiB", "--replay.copies=2",
+                                            "--threads=2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json& rows = r.report["module_report"]["syscalls"];
+  for (const auto& [sys, row] : rows.items()) {
+    EXPECT_EQ(row["replayed_count"].get<int>(), 2 * row["traced_count"].get<int>()) << sys;
+    EXPECT_EQ(row["outcome_mismatches"], 0) << sys;
+  }
+}
+
 TEST_F(ReplayE2e, WrongThreadCountIsRefusedNamingTheNeed) {
   const ReplayRun r = Replay(fs_->mount_point(),
                        {"--replay.trace=" + kTraces + "sqlite3.strace", "--threads=2"});

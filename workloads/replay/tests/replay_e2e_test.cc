@@ -105,6 +105,40 @@ TEST_F(ReplayE2e, StreamedOpListAndCopiesReplayTheSameCalls) {
   }
 }
 
+// speed=original keeps the traced gaps: the replay lasts at least the
+// traced span (2.7 s for the sqlite3 trace); a factor of 4 a quarter of it;
+// asap (no disk this slow here) well under it.
+TEST_F(ReplayE2e, SpeedKeepsOrScalesTheTracedGaps) {
+  const std::string trace = "--replay.trace=" + kTraces + "sqlite3.strace";
+  const RunResult summary = RunIomimic({"trace", "summarize", kTraces + "sqlite3.strace",
+                                        "--format=json"});
+  const double span = json::parse(summary.out)["trace"]["span_s"].get<double>();
+  ASSERT_GT(span, 1.0);
+  const ReplayRun original = Replay(fs_->mount_point(), {trace, "--replay.speed=original"});
+  ASSERT_EQ(original.exit_code, 0) << original.err;
+  EXPECT_GE(original.report["duration_s"].get<double>(), 0.95 * span);
+  const ReplayRun fast = Replay(fs_->mount_point(), {trace, "--replay.speed=4"});
+  ASSERT_EQ(fast.exit_code, 0) << fast.err;
+  EXPECT_GE(fast.report["duration_s"].get<double>(), 0.95 * span / 4);
+  EXPECT_LT(fast.report["duration_s"].get<double>(), original.report["duration_s"].get<double>());
+  const ReplayRun bad = Replay(fs_->mount_point(), {trace, "--replay.speed=fast"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("replay.speed"), std::string::npos) << bad.err;
+}
+
+// --duration loops the trace: more than one pass, the files of the first
+// pass met again (tar's O_EXCL creates then fail: counted, not fatal).
+TEST_F(ReplayE2e, DurationLoopsTheTrace) {
+  const ReplayRun r = Replay(fs_->mount_point(),
+                             {"--replay.trace=" + kTraces + "tar.strace", "--duration=1s"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json& m = r.report["module_report"];
+  EXPECT_GE(m["passes_completed"].get<int>(), 2);
+  EXPECT_GT(m["syscalls"]["openat"]["replayed_count"].get<int>(),
+            m["syscalls"]["openat"]["traced_count"].get<int>());
+  EXPECT_GT(m["syscalls"]["openat"]["outcome_mismatches"].get<int>(), 0);
+}
+
 TEST_F(ReplayE2e, WrongThreadCountIsRefusedNamingTheNeed) {
   const ReplayRun r = Replay(fs_->mount_point(),
                        {"--replay.trace=" + kTraces + "sqlite3.strace", "--threads=2"});

@@ -139,6 +139,35 @@ TEST_F(ReplayE2e, DurationLoopsTheTrace) {
   EXPECT_GT(m["syscalls"]["openat"]["outcome_mismatches"].get<int>(), 0);
 }
 
+// The traced paths are only ever reached remapped under the run
+// directory: in an strace of the replay, every path naming the trace's
+// directory (/tmp/replay_fid_work.*) is inside a copy<K>/.
+TEST_F(ReplayE2e, OriginalPathsAreNeverOpened) {
+  const auto strace = FindProgram("strace");
+  if (!strace) GTEST_SKIP() << "strace not installed";
+  const std::string log = "/tmp/iomimic-e2e-replay-paths-" + std::to_string(::getpid());
+  const std::string out = log + ".json";
+  const RunResult r = RunCommand({*strace, "-f", "-e", "trace=%file,%desc", "-o", log,
+                                  IomimicBinary(), "run", "replay", "--target=" + fs_->mount_point(),
+                                  "--replay.trace=" + kTraces + "tar.strace", "--format=none",
+                                  "--output=" + out});
+  ::unlink(out.c_str());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(log);
+  std::string line;
+  int remapped = 0;
+  while (std::getline(in, line)) {
+    for (size_t at = line.find("/tmp/replay_fid_work"); at != std::string::npos;
+         at = line.find("/tmp/replay_fid_work", at + 1)) {
+      ASSERT_GE(at, 6u) << line;
+      EXPECT_EQ(line.substr(at - 6, 6), "/copy0") << "an original path reached: " << line;
+      ++remapped;
+    }
+  }
+  ::unlink(log.c_str());
+  EXPECT_GT(remapped, 200);  // tar's 200 files and more, all remapped
+}
+
 TEST_F(ReplayE2e, WrongThreadCountIsRefusedNamingTheNeed) {
   const ReplayRun r = Replay(fs_->mount_point(),
                        {"--replay.trace=" + kTraces + "sqlite3.strace", "--threads=2"});

@@ -216,7 +216,7 @@ Outcome Executor::Meta(const Op& op) {
                           : op.slot != kNoId ? copy_->slot_files[op.slot].load()
                                              : kNoId;
     Publish(op.new_slot, op.new_gen, o.ret, file);
-    if (o.ret >= 0) opened_.push_back(op.new_slot);
+    if (o.ret >= 0) opened_.emplace_back(op.new_slot, base_ + op.new_gen);
   }
   return o;
 }
@@ -267,7 +267,7 @@ Outcome Executor::Fcntl(const Op& op, int fd) {
       Outcome o = Sc(::syscall(SYS_fcntl, fd, op.extra, 0));
       if (op.new_slot != kNoId) {
         Publish(op.new_slot, op.new_gen, o.ret, copy_->slot_files[op.slot].load());
-        if (o.ret >= 0) opened_.push_back(op.new_slot);
+        if (o.ret >= 0) opened_.emplace_back(op.new_slot, base_ + op.new_gen);
       }
       return o;
     }
@@ -276,13 +276,14 @@ Outcome Executor::Fcntl(const Op& op, int fd) {
 }
 
 void Executor::Release() {
-  for (uint32_t s : opened_) {
+  for (const auto& [s, gen] : opened_) {
     uint64_t v = copy_->fds[s].load();
-    // Only a descriptor still holding what this worker opened.
-    while ((v & kClosed) != kClosed &&
+    // Only a slot still holding what this worker opened (not a later
+    // binding another worker made).
+    while ((v >> 24) == gen && (v & kClosed) != kClosed &&
            !copy_->fds[s].compare_exchange_weak(v, (v & ~kClosed) | kClosed)) {
     }
-    if ((v & kClosed) != kClosed) ::close(static_cast<int>(v & kClosed));
+    if ((v >> 24) == gen && (v & kClosed) != kClosed) ::close(static_cast<int>(v & kClosed));
   }
   for (uint32_t m : mapped_) {
     char* p = copy_->maps[m].exchange(nullptr);

@@ -66,7 +66,8 @@ class Executor {
   uint64_t base_ = 0;
   char* buf_ = nullptr;
   uint64_t buf_size_ = 0;
-  std::vector<uint32_t> opened_, mapped_;
+  std::vector<std::pair<uint32_t, uint64_t>> opened_;  // slot, binding (with the pass base)
+  std::vector<uint32_t> mapped_;
 };
 
 }  // namespace iomimic::replay

@@ -138,7 +138,7 @@ class Replay final : public Workload {
              return v.empty() || v[0] == '/' ? "" : "not an absolute path";
            });
     o.Size("op_memory", &c_.op_memory,
-           "the compiled op list (80 bytes a syscall) is held in memory up to this size, else "
+           "the compiled op list (88 bytes a syscall) is held in memory up to this size, else "
            "streamed from run_dir/ops, whose reads then reach the target's disk");
     o.Flag("syncfs_at_end", &c_.syncfs_at_end,
            "the last worker of each copy calls syncfs() when the trace ends, inside the measured "

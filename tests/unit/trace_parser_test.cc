@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -199,7 +200,9 @@ TEST(TraceParser, GarbageAndOrphanResumeAreRefusedWithTheirLine) {
 }
 
 TEST(TraceParser, OpStreamRoundTripsPerThread) {
-  const std::string dir = ::testing::TempDir();
+  // Its own directory: other test processes (and other checkouts) share /tmp.
+  std::string dir = ::testing::TempDir() + "/op_stream_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
   OpStreamWriter w(dir);
   Op a;
   a.sys = Sys::k_write;
@@ -215,6 +218,7 @@ TEST(TraceParser, OpStreamRoundTripsPerThread) {
   EXPECT_TRUE(r.Next(&op));
   ::unlink(OpStreamWriter::PathOf(dir, 0).c_str());
   ::unlink(OpStreamWriter::PathOf(dir, 1).c_str());
+  ::rmdir(dir.c_str());
 }
 
 TEST(TraceParser, SummaryCountsSequentialShareAndProbes) {

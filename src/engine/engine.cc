@@ -43,6 +43,9 @@ class Prep final : public PrepareContext {
   DeviceSample SampleDevice(const std::string& path) const override {
     return SampleDeviceOf(path);
   }
+  void Info(const std::string& line) const override {
+    if (!shared_->settings.quiet) PrintErr("iomimic: {}\n", line);
+  }
 
  private:
   Shared* shared_;
@@ -110,6 +113,7 @@ Engine::Checked Engine::Check(const std::string& module_name, Workload& workload
   c.settings.ops = static_cast<uint64_t>(config_.ops);
   c.settings.seed = static_cast<uint64_t>(config_.seed);
   c.settings.rate_per_thread = config_.rate;
+  c.settings.quiet = config_.quiet;
 
   if (std::string why = workload.Validate(c.settings); !why.empty()) throw UsageError(why);
   if (config_.warmup_ns != 0 && workload.RunsToCompletion()) {

@@ -125,7 +125,6 @@ class BuildTree final : public Workload {
     settings_.burner = &burner_;
     slots_ = std::vector<Slot>(static_cast<size_t>(ctx.settings().threads));
     threads_ = ctx.settings().threads;
-    rate_ = ctx.settings().rate_per_thread;
     phase_.store(kPrepared);
   }
 
@@ -173,11 +172,7 @@ class BuildTree final : public Workload {
         done = compiler->Compile(job, &ready_dir);
       }
       const uint64_t bytes = done.source_bytes + done.header_bytes;
-      if (rate_ > 0) {
-        rec.RecordPaced(kCompile, ctx.IntendedStartNs(), start, NowNs(), bytes);
-      } else {
-        rec.Record(kCompile, start, NowNs(), bytes);
-      }
+      ctx.RecordUnit(kCompile, start, NowNs(), bytes);
       slot.counters.Add(done);
       // The last compile to finish, whichever worker ran it, starts the link.
       if (compiled_.fetch_add(1, std::memory_order_acq_rel) + 1 == total && c_.link) {
@@ -366,7 +361,6 @@ class BuildTree final : public Workload {
   WalkStats walk_stats_;
   uint64_t walk_sources_found_ = 0;
   int threads_ = 1;
-  double rate_ = 0;
   std::vector<Slot> slots_;
   std::atomic<int> phase_{kNew};
   std::atomic<int> walk_state_{kWalkPending};

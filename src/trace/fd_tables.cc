@@ -67,13 +67,9 @@ void FdTables::Unbind(uint32_t thread, int64_t fd) {
 }
 
 uint32_t FdTables::Map(uint32_t thread, uint64_t addr, uint64_t len, uint32_t file) {
-  uint32_t m;
-  if (!free_maps_.empty()) {
-    m = free_maps_.back();
-    free_maps_.pop_back();
-  } else {
-    m = next_map_++;
-  }
+  // Never reused: a replaying worker may still hold an old mapping's slot
+  // when another maps anew (16 bytes a mapping per copy).
+  const uint32_t m = next_map_++;
   Unmap(thread, addr, len);  // MAP_FIXED over an older mapping replaces it
   spaces_[procs_[thread_proc_[thread]].space][addr] = Mapping{len, m, file};
   return m;
@@ -95,7 +91,6 @@ void FdTables::Unmap(uint32_t thread, uint64_t addr, uint64_t len) {
   auto& space = spaces_[procs_[thread_proc_[thread]].space];
   for (auto it = space.lower_bound(addr); it != space.end() && it->first < addr + len;) {
     if (it->first + it->second.len <= addr + len) {
-      free_maps_.push_back(it->second.map);
       it = space.erase(it);
     } else {
       ++it;
@@ -105,7 +100,6 @@ void FdTables::Unmap(uint32_t thread, uint64_t addr, uint64_t len) {
 
 void FdTables::Exec(uint32_t thread) {
   auto& space = spaces_[procs_[thread_proc_[thread]].space];
-  for (auto& [addr, m] : space) free_maps_.push_back(m.map);
   space.clear();
 }
 

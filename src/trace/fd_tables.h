@@ -3,7 +3,7 @@
 // the working directory. A descriptor becomes a slot (the index a replaying
 // copy keeps its real fd under); a file mapping a map slot. Slots are
 // reused when a descriptor number is, so their count is O(threads x open
-// descriptors), not O(opens). Not thread-safe.
+// descriptors), not O(opens); map slots are one per mmap. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -78,7 +78,6 @@ class FdTables {
   std::vector<std::unordered_map<int64_t, FdEntry>> tables_;
   std::vector<std::unordered_map<int64_t, uint32_t>> table_slots_;
   std::vector<std::map<uint64_t, Mapping>> spaces_;
-  std::vector<uint32_t> free_maps_;
   std::vector<uint32_t> slot_gen_;
   uint32_t next_slot_ = 0, next_map_ = 0;
   uint64_t binds_ = 0;

@@ -198,6 +198,7 @@ class Replay final : public Workload {
   };
   std::vector<Slot64> progress_;
   uint64_t seq_stride_ = 1;  // ops per pass + 1
+  size_t slots_ = 0, map_slots_ = 0;
   uint64_t laid_out_bytes_ = 0;
   double factor_ = 0;
   bool loop_ = false;
@@ -271,6 +272,8 @@ void Replay::Prepare(PrepareContext& ctx) {
   for (auto& r : running_) r.store(threads_);
   progress_ = std::vector<Slot64>(totals_.size());
   seq_stride_ = compiler_->ops() + 1;
+  slots_ = compiler_->tables().slots();
+  map_slots_ = compiler_->tables().map_slots();
   // Opened here, not by a worker: the replay's workers issue only the
   // trace's calls (and syncfs_at_end's one syncfs per copy).
   root_fd_ = CheckSys(::open(ctx.run_dir().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), "open",
@@ -331,7 +334,7 @@ void Replay::Step(WorkerContext& ctx, Executor& exec, const trace::Op& op, uint3
   Progress(copy, thread).store(seq, std::memory_order_release);
   Outcome o;
   uint64_t start = 0, end = 0;
-  if (op.sys == Sys::k_close) WaitForOthers(ctx, copy, thread, seq);
+  if (op.sys == Sys::k_close || op.sys == Sys::k_munmap) WaitForOthers(ctx, copy, thread, seq);
   if (WaitForSlot(ctx, exec, op, copy)) {
     start = NowNs();
     o = exec.Run(op);
@@ -363,12 +366,15 @@ bool Replay::Passes(WorkerContext& ctx, Executor& exec, uint32_t copy, uint32_t 
   trace::Op op;
   while (ctx.KeepRunning()) {
     if (!ops.Next(&op)) {
-      exec.Release();
       if (ctx.Measuring()) ++t.passes;
       if (!loop_) return true;
+      // What this thread left open is closed once every worker of the copy
+      // has finished the pass: none can be using it any more.
+      Progress(copy, thread).store(++pass * seq_stride_, std::memory_order_release);
+      WaitForOthers(ctx, copy, thread, pass * seq_stride_);
+      exec.Release();
       ops.Rewind();
-      exec.SetPassBase(++pass * (compiler_->tables().binds() + 1));
-      Progress(copy, thread).store(pass * seq_stride_, std::memory_order_release);
+      exec.SetPassBase(pass * (compiler_->tables().binds() + 1));
       pass_start = NowNs();
       if (!ops.Next(&op)) return true;
     }
@@ -391,12 +397,13 @@ void Replay::RunWorker(WorkerContext& ctx) {
     Progress(copy, thread).store(~0ull, std::memory_order_release);
   } catch (...) {
     Progress(copy, thread).store(~0ull, std::memory_order_release);
-    running_[copy].fetch_sub(1);
-    exec.Release();
+    if (running_[copy].fetch_sub(1) == 1) copies_[copy]->ReleaseAll(slots_, map_slots_);
     throw;
   }
-  exec.Release();
+  // What the trace left open is released by the copy's last worker: until
+  // then another worker may use it.
   const bool last = running_[copy].fetch_sub(1) == 1;
+  if (last) copies_[copy]->ReleaseAll(slots_, map_slots_);
   if (completed && last && c_.syncfs_at_end) {
     // The copy's writeback inside the measured phase (its one syncfs).
     const uint64_t start = NowNs();

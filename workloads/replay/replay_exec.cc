@@ -230,25 +230,34 @@ Outcome Executor::Mapping(const Op& op) {
     const long r = ::syscall(SYS_mmap, nullptr, op.b, op.extra & ~PROT_EXEC, flags, Fd(op), op.a);
     Outcome o = Sc(r == -1 ? -1 : 0);
     if (r != -1 && op.new_slot != kNoId) {
-      copy_->maps[op.new_slot].store(reinterpret_cast<char*>(r));
       copy_->map_lens[op.new_slot].store(static_cast<uint64_t>(op.b));
+      copy_->maps[op.new_slot].store(reinterpret_cast<char*>(r));
       mapped_.push_back(op.new_slot);
     }
     return o;
   }
   char* base = copy_->maps[op.map].load();
-  if (base == nullptr) return {};
+  const uint64_t map_len = copy_->map_lens[op.map].load();
+  if (base == nullptr || static_cast<uint64_t>(op.a) >= map_len) return {};
   char* at = base + op.a;
+  // Never past this mapping: a traced range spanning several adjacent
+  // mappings (ld.so unmapping a library) would reach the tool's own memory
+  // here, where the mappings are not adjacent.
+  const uint64_t len = std::min<uint64_t>(static_cast<uint64_t>(op.b), map_len - op.a);
   switch (op.sys) {
     case Sys::k_munmap: {
-      Outcome o = Sc(::syscall(SYS_munmap, at, op.b));
-      if (op.a == 0 && static_cast<uint64_t>(op.b) >= copy_->map_lens[op.map].load()) {
-        copy_->maps[op.map].store(nullptr);
+      if (op.a == 0 && len >= map_len) {
+        // Whole: whoever takes the address unmaps it, once.
+        if (copy_->maps[op.map].exchange(nullptr) != base) return {};
+        return Sc(::syscall(SYS_munmap, at, len));
       }
-      return o;
+      // In part: the rest stays mapped until the copy ends (never unmapped
+      // by its whole length again: the hole may hold something else by then).
+      copy_->map_lens[op.map].store(0);
+      return Sc(::syscall(SYS_munmap, at, len));
     }
-    case Sys::k_msync: return Sc(::syscall(SYS_msync, at, op.b, op.c));
-    default: return Sc(::syscall(SYS_madvise, at, op.b, op.c));
+    case Sys::k_msync: return Sc(::syscall(SYS_msync, at, len, op.c));
+    default: return Sc(::syscall(SYS_madvise, at, len, op.c));
   }
 }
 
@@ -285,12 +294,25 @@ void Executor::Release() {
     }
     if ((v >> 24) == gen && (v & kClosed) != kClosed) ::close(static_cast<int>(v & kClosed));
   }
+  opened_.clear();
   for (uint32_t m : mapped_) {
     char* p = copy_->maps[m].exchange(nullptr);
-    if (p != nullptr) ::munmap(p, copy_->map_lens[m].load());
+    const uint64_t len = copy_->map_lens[m].load();
+    if (p != nullptr && len != 0) ::munmap(p, len);
   }
-  opened_.clear();
   mapped_.clear();
+}
+
+void CopyState::ReleaseAll(size_t slots, size_t map_slots) {
+  for (size_t s = 0; s < slots; ++s) {
+    const uint64_t v = fds[s].exchange(kClosed);
+    if ((v & kClosed) != kClosed) ::close(static_cast<int>(v & kClosed));
+  }
+  for (size_t m = 0; m < map_slots; ++m) {
+    char* p = maps[m].exchange(nullptr);
+    const uint64_t len = map_lens[m].load();
+    if (p != nullptr && len != 0) ::munmap(p, len);
+  }
 }
 
 }  // namespace iomimic::replay

@@ -24,6 +24,9 @@ struct CopyState {
   std::unique_ptr<std::atomic<char*>[]> maps;  // map slot -> address
   std::unique_ptr<std::atomic<uint64_t>[]> map_lens;
   CopyState(std::string r, size_t slots, size_t map_slots);
+  // Unmaps what the trace left mapped: once every worker of the copy is
+  // done (a worker may still act on another's mapping until then).
+  void ReleaseAll(size_t slots, size_t map_slots);
 };
 
 struct Outcome {
@@ -45,8 +48,9 @@ class Executor {
   // Pass k of a looped trace numbers its bindings after pass k-1's.
   void SetPassBase(uint64_t base) { base_ = base; }
   Outcome Run(const trace::Op& op);
-  // Closes the descriptors and mappings this worker made that the trace
-  // left open (end of a pass).
+  // Closes the descriptors and unmaps the mappings this worker made that
+  // the trace left open (end of a pass of a looped trace, once the copy's
+  // other workers are past it).
   void Release();
   std::string PathOf(uint32_t file) const;
   // The file an op acts on: its path argument, else its descriptor's file.

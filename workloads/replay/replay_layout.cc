@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "iomimic/io.h"
 #include "iomimic/status.h"
 
 namespace iomimic::replay {
@@ -34,10 +35,8 @@ uint64_t LayOutFile(const std::string& path, uint64_t size) {
   try {
     while (done < size) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - done));
-      const ssize_t w = ::write(fd, chunk.data(), n);
-      if (w < 0 && errno == EINTR) continue;
-      CheckSys(w, "write", path);
-      done += static_cast<uint64_t>(w);
+      WriteAll(fd, chunk.data(), n, path);
+      done += n;
     }
   } catch (...) {
     ::close(fd);

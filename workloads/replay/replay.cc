@@ -53,6 +53,7 @@ struct ReplayConfig {
 struct alignas(64) WorkerTotals {
   std::array<uint64_t, kSysCount> count{}, bytes{}, time_ns{}, mismatches{}, skipped{};
   uint64_t passes = 0;
+  bool idle = false;  // its traced thread issued no replayable call
 };
 
 // Ops collected per traced thread (an op list that fits op_memory).
@@ -376,7 +377,10 @@ bool Replay::Passes(WorkerContext& ctx, Executor& exec, uint32_t copy, uint32_t 
       ops.Rewind();
       exec.SetPassBase(pass * (compiler_->tables().binds() + 1));
       pass_start = NowNs();
-      if (!ops.Next(&op)) return true;
+      if (!ops.Next(&op)) {
+        t.idle = true;
+        return true;
+      }
     }
     if (factor_ > 0 && !ctx.SleepUntil(pass_start + static_cast<uint64_t>(
                                                         static_cast<double>(op.ts_ns) / factor_))) {
@@ -429,7 +433,10 @@ nlohmann::json Replay::Report() const {
   nlohmann::json table = nlohmann::json::object();
   const auto& traced = compiler_->traced();
   uint64_t passes = ~0ull;
-  for (const WorkerTotals& t : totals_) passes = std::min(passes, t.passes);
+  for (const WorkerTotals& t : totals_) {
+    if (!t.idle) passes = std::min(passes, t.passes);
+  }
+  if (passes == ~0ull) passes = 0;
   for (int i = 0; i < kSysCount; ++i) {
     uint64_t n = 0, bytes = 0, ns = 0, mism = 0, skipped = 0;
     for (const WorkerTotals& t : totals_) {

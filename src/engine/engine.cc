@@ -226,7 +226,7 @@ bool Engine::CreateRunDirs(const std::string& module_name, const Checked& checke
   state->marker.started_at = state->result.started_at;
   state->marker.module = module_name;
   const RunMarker extra_marker = state->marker;
-  state->marker.tunings = state->tunings.Journal();
+  // (The settings are in the journal of the state directory, not here.)
   try {
     WriteRunMarker(shared.run_dir, state->marker);
     for (size_t i = 0; i < checked.extras.size(); ++i) {
@@ -267,7 +267,7 @@ void Engine::FindDevices(const std::vector<ExtraTarget>& extras, RunState* state
 void Engine::PrepareFiles(Workload& workload, RunState* state) const {
   Shared& shared = state->shared;
   if (shared.error) return;
-  Announce(fmt::format("prepare: creating the files in {}", shared.run_dir));
+  Announce(fmt::format("prepare: creating the files in {}", Printable(shared.run_dir)));
   try {
     Prep prep(&shared);
     workload.Prepare(prep);
@@ -284,7 +284,7 @@ void Engine::Cleanup(RunState* state) const {
   result.run_dir_kept = config_.keep;
   if (!config_.keep) {
     stop_->EnterPhase("cleanup");
-    Announce(fmt::format("cleanup: removing {}", fmt::join(state->created, ", ")));
+    Announce(Printable(fmt::format("cleanup: removing {}", fmt::join(state->created, ", "))));
     for (const std::string& dir : state->created) {
       try {
         RemoveRunDir(dir);

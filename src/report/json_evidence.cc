@@ -103,6 +103,10 @@ json ToJson(const result::TuningOutcome& t) {
             {"applied", t.applied},
             {"restored", t.restored},
             {"value", OrNull(t.value)}};
+  if (t.reason) {
+    j["reason"] = *t.reason;
+    j["found"] = t.found.value_or("");
+  }
   if (t.error) {
     j["error"] = *t.error;
     j["errno"] = t.err;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "util/stderr_line.h"
 #include "util/units.h"
 
 namespace iomimic::report {
@@ -25,7 +26,8 @@ std::string Or(const std::optional<T>& v, const char* fallback = "unknown") {
 
 std::string Where(const result::RunResult& r) {
   const result::TargetInfo& t = r.target;
-  std::string s = fmt::format("{} on {} ({})", t.path, Or(t.fs_type), Or(t.mount_options, ""));
+  std::string s =
+      fmt::format("{} on {} ({})", Printable(t.path), Or(t.fs_type), Or(t.mount_options, ""));
   if (!t.device) return s + "\n  device: none (no block device behind this filesystem)";
   const result::DeviceInfo& dev = *t.device;
   s += fmt::format("\n  device {}", dev.name);
@@ -111,7 +113,8 @@ std::string Header(const result::RunResult& r) {
   std::string out = fmt::format("iomimic {}: {}", r.module, result::StatusName(r.status));
   if (r.error) {
     out += fmt::format(" ({} in {}: {} {}: {}, after {} {})", r.error->phase, r.error->op,
-                       r.error->path, r.error->err ? fmt::format("errno {}", r.error->err) : "",
+                       Printable(r.error->path),
+                       r.error->err ? fmt::format("errno {}", r.error->err) : "",
                        r.error->message, r.error->ops_before, r.work_unit);
   } else if (r.signal != 0) {
     out += fmt::format(" (signal {} in {})", r.signal, r.interrupted_in);
@@ -134,13 +137,17 @@ void Footer(const result::RunResult& r, std::string* out) {
   for (const result::TuningOutcome& t : r.tunings) {
     if (!t.value) continue;  // restored only because a linked setting changed
     *out += fmt::format("tuned {} = {} for the run (was {}): {}\n", t.name, *t.value, t.before,
-                        t.restored ? "restored" : "NOT RESTORED");
+                        t.restored ? "restored"
+                        : t.reason ? fmt::format("left at {}: {}", t.found.value_or("?"), *t.reason)
+                                   : "NOT RESTORED");
   }
   if (r.cleanup_error) {
-    *out += fmt::format("run directory {} NOT removed: {} {}: {}\n", r.run_dir,
-                        r.cleanup_error->op, r.cleanup_error->path, r.cleanup_error->message);
+    *out += fmt::format("run directory {} NOT removed: {} {}: {}\n", Printable(r.run_dir),
+                        r.cleanup_error->op, Printable(r.cleanup_error->path),
+                        r.cleanup_error->message);
   } else if (!r.run_dir.empty()) {
-    *out += fmt::format("run directory {} {}\n", r.run_dir, r.run_dir_kept ? "kept" : "removed");
+    *out += fmt::format("run directory {} {}\n", Printable(r.run_dir),
+                        r.run_dir_kept ? "kept" : "removed");
   }
 }
 

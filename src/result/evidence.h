@@ -89,6 +89,9 @@ struct TuningOutcome {
   std::string name, path, before;
   std::optional<std::string> value;  // empty: only recorded (a linked setting)
   bool applied = false, restored = false;
+  // Left as found (not restored, not an error): "changed by someone else"
+  // when it no longer read what iomimic wrote; `found` is what it read.
+  std::optional<std::string> reason, found;
   std::optional<std::string> error;
   int err = 0;  // errno of the failed write, with `error`
 };

@@ -15,6 +15,7 @@
 #include "iomimic/status.h"
 #include "trace/event.h"
 #include "trace/summary.h"
+#include "trace/trace_file.h"
 
 namespace iomimic::cli {
 namespace {
@@ -95,12 +96,8 @@ int TraceCommand(const std::vector<std::string>& args) {
     std::fputs(kTraceUsage, stdout);
     return 0;
   }
-  struct stat st{};
-  if (::stat(t.file.c_str(), &st) != 0) {
-    throw UsageError(fmt::format("trace file '{}': {}", t.file, std::strerror(errno)));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    throw UsageError(fmt::format("trace file '{}': not a regular file", t.file));
+  if (const std::string why = trace::CheckTraceFile(t.file); !why.empty()) {
+    throw UsageError(fmt::format("trace file '{}': {}", t.file, why));
   }
   nlohmann::json s;
   try {

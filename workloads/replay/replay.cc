@@ -25,6 +25,7 @@
 #include "trace/compiler.h"
 #include "trace/op_stream.h"
 #include "trace/strace_reader.h"
+#include "trace/trace_file.h"
 
 namespace iomimic::replay {
 namespace {
@@ -209,9 +210,8 @@ class Replay final : public Workload {
 // trace that cannot be read is bad input, named with its line.
 std::string Replay::Validate(const RunSettings& s) {
   if (c_.trace.empty()) return "option 'replay.trace' is required: the strace log to replay";
-  struct stat st{};
-  if (::stat(c_.trace.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    return "option 'replay.trace' (" + c_.trace + "): not a readable regular file";
+  if (const std::string why = trace::CheckTraceFile(c_.trace); !why.empty()) {
+    return "option 'replay.trace' (" + c_.trace + "): " + why;
   }
   counter_ = Counter();
   compiler_ = std::make_unique<trace::Compiler>(&counter_, c_.only_under);

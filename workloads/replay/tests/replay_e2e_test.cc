@@ -219,6 +219,10 @@ TEST_F(ReplayE2e, SummarizeGivesThreadsFilesAndProbes) {
   const RunResult bad = RunIomimic({"trace", "summarize", "/nonexistent.strace"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("/nonexistent.strace"), std::string::npos);
+  // A "regular file" of /proc can be endless (/proc/kcore): refused up front.
+  const RunResult proc = RunIomimic({"trace", "summarize", "/proc/self/status"});
+  EXPECT_EQ(proc.exit_code, 2);
+  EXPECT_NE(proc.err.find("pseudo filesystem"), std::string::npos) << proc.err;
 }
 
 }  // namespace

@@ -24,6 +24,8 @@ constexpr const char* kUsage =
     "       iomimic clean [--target DIR]... [--dry-run]\n"
     "                                             remove what killed runs left, restore\n"
     "                                             their --tune settings\n"
+    "       iomimic trace summarize APP.strace [--format json]\n"
+    "                                             what an application's strace shows\n"
     "       iomimic --version\n";
 
 std::string JoinArgs(int argc, char** argv) {
@@ -70,6 +72,7 @@ int Main(int argc, char** argv) {
     if (command == "describe") return DescribeCommand(args);
     if (command == "run") return RunCommand(args, JoinArgs(argc, argv));
     if (command == "clean") return CleanCommand(args);
+    if (command == "trace") return TraceCommand(args);
     throw UsageError(fmt::format("unknown command '{}'\n{}", command, kUsage));
   } catch (const UsageError& e) {
     PrintErr("iomimic: error: {}\n", e.what());

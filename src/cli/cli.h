@@ -15,6 +15,7 @@ int ListCommand();
 int DescribeCommand(const std::vector<std::string>& args);
 int RunCommand(const std::vector<std::string>& args, const std::string& command_line);
 int CleanCommand(const std::vector<std::string>& args);
+int TraceCommand(const std::vector<std::string>& args);  // trace_command.cc
 
 // The built-in default profile (workloads/default.ini, embedded at build time).
 extern const char* const kDefaultProfile;

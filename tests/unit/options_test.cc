@@ -94,7 +94,13 @@ TEST(Registry, EveryModuleHasOptionsWithDefaultsThatValidate) {
       EXPECT_EQ(spec.apply(spec.default_text), "") << info->name << "." << spec.name;
       EXPECT_EQ(spec.current(), spec.default_text) << info->name << "." << spec.name;
     }
-    EXPECT_EQ(workload->Validate(RunSettings{}), "") << info->name;
+    // Defaults validate, unless the module has a required option (replay's
+    // trace): then the message names it as required.
+    const std::string why = workload->Validate(RunSettings{});
+    if (!why.empty()) {
+      EXPECT_NE(why.find("option '" + info->name + "."), std::string::npos) << why;
+      EXPECT_NE(why.find("is required"), std::string::npos) << why;
+    }
   }
   EXPECT_EQ(Registry::Get().Find("no_such_module"), nullptr);
 }

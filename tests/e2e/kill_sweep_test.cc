@@ -95,6 +95,15 @@ class KillSweep : public ::testing::Test {
              "--tune=queue.scheduler=" + scheduler + ",queue.nr_requests=32,queue.read_ahead_kb=4092"};
   }
 
+  // Whatever a failed instant left (a loop device keeps its queue settings
+  // when it is detached and reused by the next test): put back by hand.
+  void TearDown() override {
+    if (!fs_ || before_.empty()) return;
+    for (const char* leaf : {"scheduler", "nr_requests", "read_ahead_kb"}) {
+      if (Settings().at(leaf) != before_.at(leaf)) std::ofstream(queue_ + leaf) << before_.at(leaf);
+    }
+  }
+
   std::map<std::string, std::string> Settings() const {
     return {{"scheduler", Active(ReadTrimmed(queue_ + "scheduler"))},
             {"nr_requests", ReadTrimmed(queue_ + "nr_requests")},

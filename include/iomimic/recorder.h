@@ -29,7 +29,8 @@ class Recorder {
 
   // A successful op that started at start_ns and ended at end_ns (NowNs()).
   virtual void Record(OpId op, uint64_t start_ns, uint64_t end_ns, uint64_t bytes) = 0;
-  // A failed op: counted as an error, its latency kept apart from successes.
+  // A failed op: counted in the op's errors (and not in its count); its
+  // latency is discarded, so failures never enter the latency figures.
   virtual void RecordError(OpId op, uint64_t start_ns, uint64_t end_ns) = 0;
   // Under a rate or schedule: latency from the intended start as well as the
   // service time (coordinated omission). intended_ns <= start_ns.

@@ -1,5 +1,6 @@
-// The interface a workload module implements. See workloads/skeleton/ for
-// a commented starting point, docs/writing-a-module.md for the guide.
+// The interface a workload module implements. See docs/module-skeleton/ for
+// a commented, complete module folder to copy, docs/writing-a-module.md for
+// the guide.
 //
 // Life of a run, and which thread calls what:
 //   1. DeclareOptions()  main thread, once, before parsing; binds option fields.

@@ -1,7 +1,8 @@
-// SIGINT and SIGTERM stop a run cleanly.
+// SIGINT, SIGTERM and SIGHUP (a closed terminal or ssh session) stop a run
+// cleanly.
 //
 // Construct it on the main thread before any other thread starts: it blocks
-// both signals for the whole process (threads inherit the mask) and a
+// the three signals for the whole process (threads inherit the mask) and a
 // dedicated thread takes them with sigwait(), so no work happens in a
 // signal handler. The first signal asks the run to stop (report written,
 // files removed, exit 1); a second one ends the process at once with exit

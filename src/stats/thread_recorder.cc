@@ -79,8 +79,8 @@ void ThreadRecorder::Record(OpId op, uint64_t start_ns, uint64_t end_ns, uint64_
   if (++pending_count_ == kBatch) [[unlikely]] Flush();
 }
 
-// The interface promises failed latencies are kept apart from successes;
-// OpStats has no histogram for them, so they are only counted.
+// A failure is only counted: OpStats has no histogram for failed calls, so
+// their latency is discarded rather than mixed into the successes'.
 void ThreadRecorder::RecordError(OpId op, uint64_t /*start_ns*/, uint64_t /*end_ns*/) {
   assert(op < ops_.size());
   ++ops_[op].errors;

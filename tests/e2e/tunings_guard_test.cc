@@ -97,7 +97,10 @@ TEST_F(TuningsGuard, ASecondRunOnTheSameSettingIsRefused) {
   EXPECT_EQ(first.Wait(seconds(60)).exit_code, 1);
   EXPECT_EQ(ReadTrimmed(queue_ + "read_ahead_kb"), before_["read_ahead_kb"]);
   EXPECT_EQ(ReadTrimmed(vm), vm_before);
-  for (const json& t : ReadReport(report_)["tunings"]) EXPECT_TRUE(t["restored"].get<bool>());
+  // The report held by a name: a range-for over a temporary's member would
+  // read freed memory (ASan found it).
+  const json report = ReadReport(report_);
+  for (const json& t : report["tunings"]) EXPECT_TRUE(t["restored"].get<bool>());
   EXPECT_TRUE(state_.Entries().empty()) << ::testing::PrintToString(state_.Entries());
   // Free again: the next run may take the setting.
   EXPECT_EQ(RunIomimic(Args(fs_->mount_point(), {"--duration=0", "--ops=2",

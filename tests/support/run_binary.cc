@@ -42,7 +42,19 @@ bool PollUntil(const std::function<bool()>& done, std::chrono::milliseconds time
   return true;
 }
 
-std::string IomimicBinary() { return IOMIMIC_BINARY; }
+namespace {
+// Function-local, so that a static initializer of another file may set it.
+std::string& BinaryOverride() {
+  static std::string path;
+  return path;
+}
+}  // namespace
+
+std::string IomimicBinary() {
+  return BinaryOverride().empty() ? IOMIMIC_BINARY : BinaryOverride();
+}
+
+void SetIomimicBinary(const std::string& path) { BinaryOverride() = path; }
 
 std::optional<std::string> FindProgram(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;

@@ -35,8 +35,15 @@ struct RunResult {
 // file's first allocated block.
 bool PollUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout);
 
-// Path of the iomimic binary under test (IOMIMIC_BINARY from CMake).
+// Path of the iomimic binary under test: IOMIMIC_BINARY from CMake, unless
+// a test binary chose another with SetIomimicBinary().
 std::string IomimicBinary();
+
+// Makes IomimicBinary(), RunIomimic() and SpawnedProcess::Start() run
+// `path` instead, for every test of this test binary: the module
+// skeleton's tests run the test-only build/<preset>/iomimic_skeleton. Call
+// it before the tests start (from a static initializer); not thread-safe.
+void SetIomimicBinary(const std::string& path);
 
 // `name` itself when it contains a '/', else the first executable `name` in
 // $PATH followed by the sbin directories (tests run as root with a user's

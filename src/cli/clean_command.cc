@@ -19,6 +19,7 @@
 #include "engine/run_marker.h"
 #include "engine/tunings.h"
 #include "iomimic/status.h"
+#include "lifecycle/lifecycle.h"
 
 namespace iomimic::cli {
 namespace {
@@ -165,6 +166,8 @@ int CleanCommand(const std::vector<std::string>& args) {
       ++left;
     }
   }
+  // Emulated disks (disk/) whose run, `disk up` or daemon was killed.
+  failed |= !disk::CleanStaleDisks(a.dry_run, [](const std::string& s) { Say("disk", s); });
   fmt::print("iomimic: clean: {} removed, {} left{}\n", removed, left,
              a.dry_run ? " (dry run: nothing changed)" : "");
   return failed ? 1 : 0;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "iomimic/status.h"
+#include "lifecycle/disk_command.h"
 #include "util/stderr_line.h"
 
 namespace iomimic::cli {
@@ -24,6 +25,7 @@ constexpr const char* kUsage =
     "       iomimic clean --target DIR [--dry-run]\n"
     "                                             remove what killed runs left, restore\n"
     "                                             their --tune settings\n"
+    "       iomimic disk up|down|list|models     an emulated slow disk (iomimic disk --help)\n"
     "       iomimic --version\n";
 
 std::string JoinArgs(int argc, char** argv) {
@@ -68,6 +70,7 @@ int Main(int argc, char** argv) {
     if (command == "describe") return DescribeCommand(args);
     if (command == "run") return RunCommand(args, JoinArgs(argc, argv));
     if (command == "clean") return CleanCommand(args);
+    if (command == "disk") return disk::DiskCommand(args);
     throw UsageError(fmt::format("unknown command '{}'\n{}", command, kUsage));
   } catch (const UsageError& e) {
     PrintErr("iomimic: error: {}\n", e.what());

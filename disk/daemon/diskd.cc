@@ -30,6 +30,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -47,6 +48,7 @@ struct Daemon {
   off_t size = 0;
   Model model;
   std::unique_ptr<Scheduler> scheduler;
+  bool trace = std::getenv("IOMIMIC_DISKD_TRACE") != nullptr;
 };
 Daemon g;
 
@@ -78,7 +80,9 @@ std::string StatsText() {
 // One request through the model: plan, transfer, wait for the planned end.
 template <typename F>
 int Serve(Op op, uint64_t off, uint64_t len, F&& transfer) {
-  const uint64_t done_at = g.scheduler->Admit(op, off, len, NowNs());
+  const uint64_t now = NowNs();
+  const uint64_t done_at = g.scheduler->Admit(op, off, len, now);
+  if (g.trace) std::fprintf(stderr, "%lu %d %lu %lu %lu\n", now, static_cast<int>(op), off, len, done_at - now);
   const int rc = transfer();
   if (rc < 0) {
     g.scheduler->CountError();

@@ -38,8 +38,18 @@ double Scheduler::Service(Op op, uint64_t offset, uint64_t len, double start_ns)
   }
   uint64_t seek = 0;
   const double u = std::uniform_real_distribution<double>(0, 1)(rng_);
-  const double t = ServiceNs(model_, span_, head_, {offset, len}, u, &seek);
-  head_ = offset + len;
+  double t = ServiceNs(model_, span_, head_, {offset, len}, u, &seek);
+  if (op == Op::kRead && last_was_read_ && offset == head_) {
+    const ReadAhead ra = ReadAheadFor(model_, span_, {offset, len}, ahead_bytes_,
+                                      start_ns - last_done_ns_);
+    t -= ra.credit_ns;
+    ahead_bytes_ = ra.buffered;
+    read_ahead_ns_ += ra.credit_ns;
+  } else {
+    ahead_bytes_ = 0;
+  }
+  last_was_read_ = op == Op::kRead;
+  head_ = HddHeadAfter(model_, head_, {offset, len});
   if (seek > 0) {
     ++seeks_;
     seek_bytes_ += seek;
@@ -78,6 +88,7 @@ uint64_t Scheduler::Admit(Op op, uint64_t offset, uint64_t len, uint64_t now_ns)
   const double service = Service(op, offset, len, start);
   const double done = start + service;
   *slot = done;
+  last_done_ns_ = done;
   service_ns_ += service;
   wait_ns_ += start - static_cast<double>(now_ns);
   switch (op) {
@@ -117,6 +128,7 @@ nlohmann::json Scheduler::Stats(uint64_t now_ns) {
           {"destages", destages_},
           {"destaged_bytes", destaged_bytes_},
           {"service_ns", static_cast<uint64_t>(service_ns_)},
+          {"read_ahead_saved_ns", static_cast<uint64_t>(read_ahead_ns_)},
           {"queue_wait_ns", static_cast<uint64_t>(wait_ns_)},
           {"busy_ns", busy_ns_},
           {"queue_depth_area_ns", static_cast<uint64_t>(depth_area_)},

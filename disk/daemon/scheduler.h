@@ -52,6 +52,9 @@ class Scheduler {
   std::vector<Request> dirty_;
   uint64_t dirty_bytes_ = 0;
   TokenBucket iops_bucket_, bw_bucket_;
+  bool last_was_read_ = false;  // for the drive's read-ahead
+  double last_done_ns_ = 0;
+  uint64_t ahead_bytes_ = 0;  // read ahead into the drive's buffer, not yet asked for
 
   uint64_t start_ns_ = 0;
   uint64_t reads_ = 0, writes_ = 0, flushes_ = 0, errors_ = 0;
@@ -60,6 +63,7 @@ class Scheduler {
   std::vector<uint64_t> seek_hist_;  // by distance, kSeekBounds
   uint64_t cached_writes_ = 0, destages_ = 0, destaged_bytes_ = 0;
   double service_ns_ = 0, wait_ns_ = 0;  // modelled: in service, queued
+  double read_ahead_ns_ = 0;             // transfer time the read-ahead saved
   uint32_t in_flight_ = 0, max_in_flight_ = 0;
   uint64_t last_change_ns_ = 0;
   double depth_area_ = 0;  // integral of in_flight over time (ns)

@@ -106,6 +106,8 @@ const std::vector<Param>& Params() {
        [](const Model& m) { return nlohmann::json(m.inner_mb_s); }},
       {"track_size", [](Model* m, const std::string& v) { m->track_size = Size("track_size", v); },
        [](const Model& m) { return nlohmann::json(FormatSize(m.track_size)); }},
+      {"read_ahead", [](Model* m, const std::string& v) { m->read_ahead = Size("read_ahead", v); },
+       [](const Model& m) { return nlohmann::json(FormatSize(m.read_ahead)); }},
       {"write_cache", [](Model* m, const std::string& v) { m->write_cache = Bool("write_cache", v); },
        [](const Model& m) { return nlohmann::json(m.write_cache ? "on" : "off"); }},
       {"write_cache_size",

@@ -46,6 +46,9 @@ struct Model {
   // Volatile write cache: a write completes at once and is destaged on a
   // flush (or when the cache is full); off: every write pays its service.
   bool write_cache = true;
+  // Bytes the drive reads ahead into its buffer after a read while idle
+  // (service_time.h, ReadAheadFor); 0 = none.
+  uint64_t read_ahead = 4 << 20;
   uint64_t write_cache_size = 16 << 20;
 
   // Token buckets (0 = no limit): operations per second, an operation

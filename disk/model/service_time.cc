@@ -37,11 +37,35 @@ double HddServiceNs(const Model& m, uint64_t span, uint64_t head, const Request&
   if (r.offset > head && r.offset - head < m.track_size) {
     return static_cast<double>(r.offset - head) / rate * 1e9 + transfer;
   }
+  // Just behind the head: the drive read it into its track buffer when the
+  // platter turned past it (a piece of one stream arriving after the piece
+  // that follows it, whose gap paid that rotation): no mechanical time.
+  if (r.offset < head && head - r.offset <= 2 * m.track_size) return 0;
   const uint64_t distance = r.offset > head ? r.offset - head : head - r.offset;
   *seek_bytes = distance;
   const double rotation_ns = u * 60e9 / m.rpm;
   return SeekCurveFor(m).At(static_cast<double>(distance) / static_cast<double>(span)) +
          rotation_ns + transfer;
+}
+
+uint64_t HddHeadAfter(const Model& m, uint64_t head, const Request& r) {
+  const uint64_t end = r.offset + r.len;
+  if (r.offset < head && head - r.offset <= 2 * m.track_size) return std::max(head, end);
+  return end;
+}
+
+ReadAhead ReadAheadFor(const Model& m, uint64_t span, const Request& r, uint64_t buffered,
+                       double idle_ns) {
+  ReadAhead ra;
+  if (m.kind != ModelKind::kHdd || m.read_ahead == 0) return ra;
+  const double rate = ZoneRate(m, r.offset, span);
+  const double read_while_idle = std::max(0.0, idle_ns) * rate / 1e9;
+  const uint64_t have = static_cast<uint64_t>(
+      std::min(static_cast<double>(m.read_ahead), static_cast<double>(buffered) + read_while_idle));
+  const uint64_t used = std::min(have, r.len);
+  ra.credit_ns = static_cast<double>(used) / rate * 1e9;
+  ra.buffered = have - used;
+  return ra;
 }
 
 double ServiceNs(const Model& m, uint64_t span, uint64_t head, const Request& r, double u,
@@ -64,7 +88,7 @@ double DestageNs(const Model& m, uint64_t span, uint64_t* head, std::vector<Requ
   uint64_t seek = 0;
   for (const Request& r : dirty) {
     t += HddServiceNs(m, span, *head, r, 0.5, &seek);
-    *head = r.offset + r.len;
+    *head = HddHeadAfter(m, *head, r);
   }
   return t;
 }

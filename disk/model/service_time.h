@@ -6,6 +6,9 @@
 // emulated disk behaves as a whole disk, inner to outer zone):
 //   sequential (offset == head):        transfer only
 //   short forward gap (< track_size):   gap / rate (the platter turns past it) + transfer
+//   short backward gap (<= 2 track_size): 0 (from the drive's track buffer,
+//                                       which holds the last two tracks: the
+//                                       rotation over it was paid as a gap)
 //   otherwise:                          seek(distance) + rotation + transfer
 //   seek(x) = t2t + a*sqrt(x) + b*x for x = distance/span in (0, 1],
 //     a and b chosen so that seek(1) = full_stroke and the mean over two
@@ -48,10 +51,28 @@ struct Request {
 };
 
 // The mechanical part of one hdd request (no `latency`): head is where the
-// previous request ended, u the rotational draw in [0, 1). Sets *seek_bytes
-// to the distance the arm moved (0 when no seek).
+// furthest the head has read on its track (HddHeadAfter), u the rotational
+// draw in [0, 1). Sets *seek_bytes to the distance the arm moved (0 when
+// no seek).
 double HddServiceNs(const Model& m, uint64_t span, uint64_t head, const Request& r, double u,
                     uint64_t* seek_bytes);
+
+// Where the head is after `r`: its end, except that a request served from
+// the track buffer (just behind the head) leaves the head where it was.
+uint64_t HddHeadAfter(const Model& m, uint64_t head, const Request& r);
+
+// Drive read-ahead: after a read the drive keeps reading on into its buffer
+// while the host is away, up to `read_ahead` bytes. A read that continues
+// the previous one (offset == head) takes what is buffered: its transfer
+// is shortened by the time that part took. So the host's turnaround (here:
+// the FUSE round trip) does not lower a sequential stream's rate, as on a
+// real drive, as long as it is shorter than the transfer on average.
+struct ReadAhead {
+  double credit_ns = 0;      // transfer time already done while idle
+  uint64_t buffered = 0;     // bytes left buffered ahead after the request
+};
+ReadAhead ReadAheadFor(const Model& m, uint64_t span, const Request& r, uint64_t buffered,
+                       double idle_ns);
 
 // Service of one request of either kind, `latency` included.
 double ServiceNs(const Model& m, uint64_t span, uint64_t head, const Request& r, double u,

@@ -67,6 +67,40 @@ TEST(Hdd, ShortForwardGapCostsRotationOverTheGap) {
   EXPECT_NEAR(t, ((64 << 10) + 4096) / 150e6 * 1e9, 10);  // zone rate at 64 KiB
 }
 
+TEST(Hdd, PiecesOfAStreamOutOfOrderCostOnlyTheirTransfer) {
+  // 0-128K, then 256K-384K (gap: the platter turns past 128K-256K, which
+  // the drive reads into its track buffer), then 128K-256K from the buffer.
+  const Model m = Hdd7200();
+  uint64_t seek = 0, head = 0;
+  double t = 0;
+  for (const Request r : {Request{0, 128 << 10}, Request{256 << 10, 128 << 10},
+                          Request{128 << 10, 128 << 10}, Request{384 << 10, 128 << 10}}) {
+    t += HddServiceNs(m, kSpan, head, r, 0.9, &seek);
+    EXPECT_EQ(seek, 0u);
+    head = HddHeadAfter(m, head, r);
+  }
+  EXPECT_EQ(head, 512u << 10);
+  // The gap is paid once, as rotation; the buffer hit costs nothing more.
+  EXPECT_NEAR(t, (512 << 10) / 150e6 * 1e9, 0.01e6);
+}
+
+TEST(Hdd, ReadAheadBanksIdleTimeUpToTheBuffer) {
+  const Model m = Hdd7200();  // read_ahead = 4 MiB
+  const Request r{0, 1 << 20};
+  const double transfer = (1 << 20) / 150e6 * 1e9;  // 6.99 ms
+  EXPECT_EQ(ReadAheadFor(m, kSpan, r, 0, 0).credit_ns, 0);
+  // 1 ms idle: 150 KB read ahead, 1 ms less to wait.
+  EXPECT_NEAR(ReadAheadFor(m, kSpan, r, 0, 1e6).credit_ns, 1e6, 10);
+  // A long pause fills the buffer (4 MiB): this request is free, 3 MiB remain.
+  const ReadAhead long_pause = ReadAheadFor(m, kSpan, r, 0, 1e9);
+  EXPECT_NEAR(long_pause.credit_ns, transfer, 10);
+  EXPECT_EQ(long_pause.buffered, 3u << 20);
+  // Without idle time what was buffered is used up, then nothing.
+  EXPECT_NEAR(ReadAheadFor(m, kSpan, r, 512 << 10, 0).credit_ns, transfer / 2, 10);
+  EXPECT_EQ(ReadAheadFor(LoadModel("hdd-7200", {{"read_ahead", "0"}}), kSpan, r, 0, 1e9).credit_ns, 0);
+  EXPECT_EQ(ReadAheadFor(LoadModel("san-2ms"), kSpan, r, 0, 1e9).credit_ns, 0);
+}
+
 TEST(Hdd, RandomRequestPaysSeekAndRotation) {
   const Model m = Hdd7200();
   uint64_t seek = 0;
@@ -74,9 +108,9 @@ TEST(Hdd, RandomRequestPaysSeekAndRotation) {
   EXPECT_EQ(seek, kSpan / 2);
   const double rotation = 0.5 * 60e9 / 7200;  // 4.17 ms
   EXPECT_NEAR(t, SeekCurveFor(m).At(0.5) + rotation + 4096 / ZoneRate(m, kSpan / 2, kSpan) * 1e9, 1);
-  // Backwards, even by little, is a seek.
-  HddServiceNs(m, kSpan, 8192, {0, 4096}, 0.5, &seek);
-  EXPECT_EQ(seek, 8192u);
+  // Backwards beyond the track buffer is a seek.
+  HddServiceNs(m, kSpan, 8 << 20, {0, 4096}, 0.5, &seek);
+  EXPECT_EQ(seek, 8u << 20);
 }
 
 TEST(Hdd, RandomFourKibReadsGiveDatasheetIops) {

@@ -31,14 +31,15 @@ double Scheduler::Service(Op op, uint64_t offset, uint64_t len, double start_ns)
     // waits for it, as a drive's would once its buffer is full).
     double t = latency;
     if (dirty_bytes_ + len > model_.write_cache_size) t = Service(Op::kFlush, 0, 0, start_ns);
-    dirty_.push_back({offset, len});
+    dirty_.push_back({offset, len, true});
     dirty_bytes_ += len;
     ++cached_writes_;
     return t;
   }
   uint64_t seek = 0;
   const double u = std::uniform_real_distribution<double>(0, 1)(rng_);
-  double t = ServiceNs(model_, span_, head_, {offset, len}, u, &seek);
+  const Request request{offset, len, op == Op::kWrite};
+  double t = ServiceNs(model_, span_, head_, request, u, &seek);
   if (op == Op::kRead && last_was_read_ && offset == head_) {
     const ReadAhead ra = ReadAheadFor(model_, span_, {offset, len}, ahead_bytes_,
                                       start_ns - last_done_ns_);
@@ -49,7 +50,7 @@ double Scheduler::Service(Op op, uint64_t offset, uint64_t len, double start_ns)
     ahead_bytes_ = 0;
   }
   last_was_read_ = op == Op::kRead;
-  head_ = HddHeadAfter(model_, head_, {offset, len});
+  head_ = HddHeadAfter(model_, head_, request);
   if (seek > 0) {
     ++seeks_;
     seek_bytes_ += seek;

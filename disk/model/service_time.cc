@@ -40,7 +40,7 @@ double HddServiceNs(const Model& m, uint64_t span, uint64_t head, const Request&
   // Just behind the head: the drive read it into its track buffer when the
   // platter turned past it (a piece of one stream arriving after the piece
   // that follows it, whose gap paid that rotation): no mechanical time.
-  if (r.offset < head && head - r.offset <= 2 * m.track_size) return 0;
+  if (!r.write && r.offset < head && head - r.offset <= 2 * m.track_size) return 0;
   const uint64_t distance = r.offset > head ? r.offset - head : head - r.offset;
   *seek_bytes = distance;
   const double rotation_ns = u * 60e9 / m.rpm;
@@ -50,7 +50,9 @@ double HddServiceNs(const Model& m, uint64_t span, uint64_t head, const Request&
 
 uint64_t HddHeadAfter(const Model& m, uint64_t head, const Request& r) {
   const uint64_t end = r.offset + r.len;
-  if (r.offset < head && head - r.offset <= 2 * m.track_size) return std::max(head, end);
+  if (!r.write && r.offset < head && head - r.offset <= 2 * m.track_size) {
+    return std::max(head, end);
+  }
   return end;
 }
 

@@ -6,7 +6,7 @@
 // emulated disk behaves as a whole disk, inner to outer zone):
 //   sequential (offset == head):        transfer only
 //   short forward gap (< track_size):   gap / rate (the platter turns past it) + transfer
-//   short backward gap (<= 2 track_size): 0 (from the drive's track buffer,
+//   short backward read (<= 2 track_size): 0 (from the drive's track buffer,
 //                                       which holds the last two tracks: the
 //                                       rotation over it was paid as a gap)
 //   otherwise:                          seek(distance) + rotation + transfer
@@ -48,6 +48,7 @@ double ZoneRate(const Model& m, uint64_t offset, uint64_t span);
 struct Request {
   uint64_t offset = 0;
   uint64_t len = 0;
+  bool write = false;  // the track buffer serves reads only
 };
 
 // The mechanical part of one hdd request (no `latency`): head is where the

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/disk_run.h"
 #include "iomimic/status.h"
 #include "lifecycle/disk_command.h"
 #include "util/stderr_line.h"
@@ -68,7 +69,7 @@ int Main(int argc, char** argv) {
     args.erase(args.begin());
     if (command == "list") return ListCommand();
     if (command == "describe") return DescribeCommand(args);
-    if (command == "run") return RunCommand(args, JoinArgs(argc, argv));
+    if (command == "run") return RunWithDisk(args, JoinArgs(argc, argv));
     if (command == "clean") return CleanCommand(args);
     if (command == "disk") return disk::DiskCommand(args);
     throw UsageError(fmt::format("unknown command '{}'\n{}", command, kUsage));

@@ -19,6 +19,7 @@
 #include "engine/signal_watcher.h"
 #include "engine/tunings.h"
 #include "engine/worker.h"
+#include "evidence/disk_section.h"
 #include "iomimic/status.h"
 #include "probes/probes.h"
 #include "stats/thread_recorder.h"
@@ -308,6 +309,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
 
   // --- warmup and measure ---
   Snapshot before, after;
+  std::optional<nlohmann::json> disk_before;  // an emulated disk's counters (disk/)
   nlohmann::json gauges_summary = nlohmann::json::object();
   if (!stop_->stop_requested()) {
     const bool ticking = config_.interval_ns != 0 || config_.progress;
@@ -341,6 +343,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
       stop_->EnterPhase("measure");
       Announce("measure");
       before = TakeSnapshot(&devices, false);
+      disk_before = disk::ReadDiskStats(config_.target);
       shared.measure_start_ns.store(NowNs());
       shared.epoch.store(kMeasureEpoch, std::memory_order_release);
     };
@@ -394,6 +397,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
     for (auto& t : threads) t.join();
     stop_->EnterPhase("report");
     after = TakeSnapshot(&devices, true);
+    result.disk_model = disk::DiskModelSection(disk_before, disk::ReadDiskStats(config_.target));
     if (series) {
       series->Close(NowNs());
       if (config_.progress) PrintErr("\r{}\n", series->ProgressLine(NowNs()));

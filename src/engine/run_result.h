@@ -63,6 +63,7 @@ struct RunResult {
   nlohmann::json devices = nlohmann::json::array();  // every device involved
   nlohmann::json cache;   // ApplyCacheMode()
   nlohmann::json series;  // --interval rows, or null
+  nlohmann::json disk_model;  // disk::DiskModelSection(): target on an emulated disk, or null
 
   std::string clock_source;
   double clock_read_ns = 0;

@@ -72,6 +72,7 @@ nlohmann::json ToJson(const engine::RunResult& r) {
   j["layout"] = r.layout;
   j["vmstat"] = r.vmstat;
   j["cpu"] = r.cpu;
+  if (!r.disk_model.is_null()) j["disk_model"] = r.disk_model;
   j["module_report"] = r.module_report;
   j["overhead"] = {{"clock_source", r.clock_source}, {"clock_read_ns", r.clock_read_ns}};
   return j;

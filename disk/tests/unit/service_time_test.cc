@@ -84,6 +84,20 @@ TEST(Hdd, PiecesOfAStreamOutOfOrderCostOnlyTheirTransfer) {
   EXPECT_NEAR(t, (512 << 10) / 150e6 * 1e9, 0.01e6);
 }
 
+TEST(Hdd, RewritingWhatWasJustWrittenWaitsForTheDisk) {
+  // The same 1 MiB written twice: the second write is no track-buffer hit.
+  const Model m = Hdd7200();
+  uint64_t seek = 0;
+  const Request again{0, 1 << 20, true};
+  const double t = HddServiceNs(m, kSpan, 1 << 20, again, 0.5, &seek);
+  EXPECT_EQ(seek, 1u << 20);
+  EXPECT_GT(t, (1 << 20) / 150e6 * 1e9 + 4e6);  // transfer + half a rotation at least
+  EXPECT_EQ(HddHeadAfter(m, 1 << 20, again), 1u << 20);
+  std::vector<Request> dirty = {again};
+  uint64_t head = 1 << 20;
+  EXPECT_GT(DestageNs(m, kSpan, &head, dirty), 4e6);
+}
+
 TEST(Hdd, ReadAheadBanksIdleTimeUpToTheBuffer) {
   const Model m = Hdd7200();  // read_ahead = 4 MiB
   const Request r{0, 1 << 20};

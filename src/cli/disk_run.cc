@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "cli/memory_balloon.h"
 #include "iomimic/status.h"
 #include "lifecycle/lifecycle.h"
 #include "util/stderr_line.h"
@@ -24,7 +25,11 @@ constexpr const char* kDiskHelp =
     "  --disk_size SIZE          its size (default: 4G)\n"
     "  --disk_mkfs_opts '...'    passed to mkfs\n"
     "  --disk_set KEY=VALUE      override a model parameter (repeatable)\n"
-    "  --disk_backing_dir DIR    where its sparse backing file lives (default: /var/tmp)\n";
+    "  --disk_backing_dir DIR    where its sparse backing file lives (default: /var/tmp)\n"
+    "\nSmall-memory server:\n"
+    "  --memory_balloon SIZE     hold SIZE of anonymous memory locked (mlock) for the run, so\n"
+    "                            the page cache is smaller; refused when it would leave less\n"
+    "                            than max(512MiB, 5% of memory) available\n";
 
 // Takes "--name=value" or "--name value" out of `args`; nullopt when absent.
 std::optional<std::string> TakeOption(std::vector<std::string>* args, const std::string& name) {
@@ -79,6 +84,9 @@ disk::UpOptions DiskOptions(std::vector<std::string>* args, const std::string& m
 
 int RunWithDisk(const std::vector<std::string>& in_args, const std::string& command_line) {
   std::vector<std::string> args = in_args;
+  // Held from before the disk is made until after it is gone.
+  std::optional<MemoryBalloon> balloon;
+  if (auto size = TakeOption(&args, "memory_balloon")) balloon.emplace(*size, "memory_balloon");
   const std::optional<std::string> model = TakeOption(&args, "disk");
   if (!model) {
     for (const char* o : {"disk_fs", "disk_size", "disk_mkfs_opts", "disk_set", "disk_backing_dir"}) {

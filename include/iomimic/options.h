@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace iomimic {
@@ -52,6 +53,13 @@ class OptionSet {
   // One of `choices`, exactly.
   void Enum(const std::string& name, std::string* field, const std::string& help,
             std::vector<std::string> choices);
+  // An option of the module's own enum type, so that the hot loop compares
+  // values, not strings: o.Enum<Pattern>("pattern", &c_.pattern, "...",
+  // {{"cycle", Pattern::kCycle}, {"zero", Pattern::kZero}}). The field's
+  // value at declaration is the default and must be one of the choices.
+  template <typename E>
+  void Enum(const std::string& name, E* field, const std::string& help,
+            std::vector<std::pair<std::string, E>> choices);
   // true/false, yes/no, on/off, 1/0.
   void Flag(const std::string& name, bool* field, const std::string& help);
   // Free text; `check` returns "" or a reason.
@@ -72,5 +80,33 @@ class OptionSet {
   std::string section_;
   std::vector<OptionSpec> specs_;
 };
+
+// "must be one of: a, b, c": the reason an enum value is refused.
+std::string EnumChoicesReason(const std::vector<std::string>& names);
+
+template <typename E>
+void OptionSet::Enum(const std::string& name, E* field, const std::string& help,
+                     std::vector<std::pair<std::string, E>> choices) {
+  std::vector<std::string> names;
+  for (const auto& choice : choices) names.push_back(choice.first);
+  const auto name_of = [field, choices] {
+    for (const auto& [text, value] : choices) {
+      if (value == *field) return text;
+    }
+    return std::string();
+  };
+  OptionSpec spec{name, "enum", help, name_of(), names, nullptr, nullptr};
+  spec.apply = [field, choices, names](const std::string& text) -> std::string {
+    for (const auto& [choice, value] : choices) {
+      if (choice == text) {
+        *field = value;
+        return {};
+      }
+    }
+    return EnumChoicesReason(names);
+  };
+  spec.current = name_of;
+  specs_.push_back(std::move(spec));
+}
 
 }  // namespace iomimic

@@ -60,8 +60,11 @@ struct RunSettings {
   // Open-loop pacing: units of work per second per thread (0 = as fast as
   // possible). When set, KeepRunning() waits for each unit's intended start
   // and IntendedStartNs() returns it; a module records its unit with
-  // Recorder::RecordPaced() so latency counts from the intended start.
+  // WorkerContext::RecordUnit(), which counts latency from the intended
+  // start too.
   double rate_per_thread = 0;
+  // --quiet: Info() prints nothing; a module prints only through it.
+  bool quiet = false;
 };
 
 class PrepareContext {
@@ -76,6 +79,10 @@ class PrepareContext {
   virtual bool StopRequested() const = 0;
   // The device behind `path` (a file or directory), read now.
   virtual DeviceSample SampleDevice(const std::string& path) const = 0;
+  // One line on stderr, "iomimic: <line>", unless --quiet: what a long
+  // prepare is doing, or a setting it changes that the user should know.
+  // Never throws (a closed stderr loses the line, not the run).
+  virtual void Info(const std::string& line) const = 0;
 };
 
 class WorkerContext {
@@ -108,6 +115,17 @@ class WorkerContext {
   // The device behind `path` (a file or directory), read now. Costs a few
   // microseconds (a sysfs read): call it per pass or per phase, not per op.
   virtual DeviceSample SampleDevice(const std::string& path) const = 0;
+
+  // Records one unit of work (a cycle, an update, a record) that ran from
+  // start_ns to end_ns: under a rate, also from its intended start
+  // (coordinated omission, Recorder::RecordPaced), else as a plain op.
+  void RecordUnit(OpId op, uint64_t start_ns, uint64_t end_ns, uint64_t bytes) {
+    if (settings().rate_per_thread > 0) {
+      recorder().RecordPaced(op, IntendedStartNs(), start_ns, end_ns, bytes);
+    } else {
+      recorder().Record(op, start_ns, end_ns, bytes);
+    }
+  }
 };
 
 class Workload {

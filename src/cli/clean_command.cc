@@ -103,10 +103,7 @@ bool RestoreSettings(const std::string& dir, const engine::RunMarker& marker, bo
   for (const std::string& l : left) Say(dir, l);
   if (dry_run) {
     for (const auto& e : tunings.Report()) {
-      if (e["applied"].get<bool>() && !e["value"].is_null()) {
-        Say(dir, fmt::format("would restore {} to {}", e["name"].get<std::string>(),
-                             e["before"].get<std::string>()));
-      }
+      if (e.applied && e.value) Say(dir, fmt::format("would restore {} to {}", e.name, e.before));
     }
     tunings.Disarm();
     return true;

@@ -35,11 +35,11 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 }
 
 // The plan's --repeat runs, stopping at the first that does not complete.
-std::vector<engine::RunResult> RunRepeats(const RunPlan& plan, engine::StopSource* stop,
+std::vector<result::RunResult> RunRepeats(const RunPlan& plan, engine::StopSource* stop,
                                           const std::string& command_line) {
   const CliConfig& cli = plan.cli;
   engine::Engine engine(plan.engine, stop);
-  std::vector<engine::RunResult> results;
+  std::vector<result::RunResult> results;
   for (int64_t i = 0; i < cli.repeat; ++i) {
     if (i > 0) {
       if (stop->signal() != 0) break;  // arrived between two runs
@@ -47,10 +47,10 @@ std::vector<engine::RunResult> RunRepeats(const RunPlan& plan, engine::StopSourc
     }
     std::unique_ptr<Workload> workload = MakeWorkload(plan);
     results.push_back(engine.Run(plan.module_name, *workload));
-    engine::RunResult& result = results.back();
+    result::RunResult& result = results.back();
     result.command_line = command_line;
     result.config = plan.config;
-    if (result.status != "complete") break;
+    if (result.status != result::RunStatus::kComplete) break;
     if (cli.repeat > 1 && !cli.quiet) {
       PrintErr("iomimic: repeat {}/{}: {}\n", i + 1, cli.repeat,
                  report::OneLine(result));
@@ -75,6 +75,81 @@ void CheckSweep(const SweepPlan& sweep, engine::StopSource* stop) {
 
 }  // namespace
 
+namespace {
+
+// Every point of the sweep (one point without --sweep), run in order until
+// one does not complete or a signal arrives; the points not run are kept,
+// empty, so the report says so.
+std::vector<result::SweepPointRuns> RunPoints(const SweepPlan& sweep, const CliConfig& cli,
+                                              engine::StopSource* stop,
+                                              const std::string& command_line) {
+  std::vector<result::SweepPointRuns> points;
+  for (size_t i = 0; i < sweep.points.size(); ++i) {
+    if (i > 0) {
+      if (stop->signal() != 0 || points.back().runs.back().status != result::RunStatus::kComplete) {
+        break;
+      }
+      stop->ResetForNextRun();
+    }
+    const SweepPoint& point = sweep.points[i];
+    if (!sweep.name.empty() && !cli.quiet) {
+      PrintErr("iomimic: sweep {}={} ({}/{})\n", sweep.name, point.value, i + 1,
+               sweep.points.size());
+    }
+    points.push_back({point.value, RunRepeats(point.plan, stop, command_line)});
+  }
+  for (size_t i = points.size(); i < sweep.points.size(); ++i) {
+    points.push_back({sweep.points[i].value, {}});  // not run: the sweep stopped
+  }
+  return points;
+}
+
+void AnnounceRun(const RunPlan& plan, const SweepPlan& sweep) {
+  if (plan.cli.quiet) return;
+  PrintErr("iomimic: running {}{} under {}{}{}\n", plan.module_name,
+           plan.default_run ? " (the built-in default workload)" : "", plan.engine.target,
+           plan.cli.repeat > 1 ? fmt::format(", {} times", plan.cli.repeat) : "",
+           sweep.name.empty() ? ""
+                              : fmt::format(" for each of {} values of {}", sweep.points.size(),
+                                            sweep.name));
+}
+
+// The report set of the last point that ran: its last run in full, its
+// repeats, and the sweep over every point.
+report::ReportSet Summarize(const std::vector<result::SweepPointRuns>& points,
+                            const SweepPlan& sweep, const CliConfig& cli) {
+  const result::SweepPointRuns* last_point = &points.front();
+  for (const auto& p : points) {
+    if (!p.runs.empty()) last_point = &p;
+  }
+  report::ReportSet set;
+  set.run = &last_point->runs.back();
+  if (cli.repeat > 1) set.repeats = result::SummarizeRepeats(last_point->runs);
+  if (!sweep.name.empty()) {
+    set.sweep = result::SummarizeSweep(sweep.name, points);
+    set.sweep_last_value = last_point->value;
+  }
+  return set;
+}
+
+// Writes the files asked for and prints stdout's view. False when a file
+// could not be written (said on stderr).
+bool Output(const report::ReportSet& set, const CliConfig& cli) {
+  bool written = true;
+  if (!cli.output.empty()) {
+    const std::string format = EndsWith(cli.output, ".csv") ? "csv" : "json";
+    written &= WriteOrSay(cli.output, report::Render(format, set), "report");
+  }
+  if (!cli.series_output.empty()) {
+    written &= WriteOrSay(cli.series_output, report::Render("series_csv", set), "series");
+  }
+  if (cli.format != "none") fmt::print("{}", report::Render(cli.format, set));
+  std::fflush(stdout);
+  return written;
+}
+
+}  // namespace
+
 int RunCommand(const std::vector<std::string>& args, const std::string& command_line) {
   ParsedRun parsed = ParseRun(args);
   const RunPlan& plan = parsed.plan;
@@ -93,76 +168,18 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
   engine::StopSource stop;
   engine::SignalWatcher signals(&stop);
   if (!sweep.name.empty()) CheckSweep(sweep, &stop);
-  if (!cli.quiet) {
-    PrintErr("iomimic: running {}{} under {}{}{}\n", plan.module_name,
-               plan.default_run ? " (the built-in default workload)" : "", plan.engine.target,
-               cli.repeat > 1 ? fmt::format(", {} times", cli.repeat) : "",
-               sweep.name.empty() ? ""
-                                  : fmt::format(" for each of {} values of {}",
-                                                sweep.points.size(), sweep.name));
-  }
-  std::vector<report::SweepResults> points;
-  for (size_t i = 0; i < sweep.points.size(); ++i) {
-    if (i > 0) {
-      if (stop.signal() != 0 || points.back().runs.back().status != "complete") break;
-      stop.ResetForNextRun();
-    }
-    const SweepPoint& point = sweep.points[i];
-    if (!sweep.name.empty() && !cli.quiet) {
-      PrintErr("iomimic: sweep {}={} ({}/{})\n", sweep.name, point.value, i + 1,
-                 sweep.points.size());
-    }
-    points.push_back({point.value, RunRepeats(point.plan, &stop, command_line)});
-  }
-  for (size_t i = points.size(); i < sweep.points.size(); ++i) {
-    points.push_back({sweep.points[i].value, {}});  // not run: the sweep stopped
-  }
-
-  const report::SweepResults* last_point = &points.front();
-  for (const auto& p : points) {
-    if (!p.runs.empty()) last_point = &p;
-  }
-  const std::vector<engine::RunResult>* last_runs = &last_point->runs;
-  const engine::RunResult& last = last_runs->back();
+  AnnounceRun(plan, sweep);
+  const std::vector<result::SweepPointRuns> points = RunPoints(sweep, cli, &stop, command_line);
+  const report::ReportSet set = Summarize(points, sweep, cli);
+  const result::RunResult& last = *set.run;
   if (last.error && !cli.quiet) {
-    PrintErr("iomimic: run failed in {}: {} {}: {}\n", last.error->phase,
-               last.error->op, last.error->path, last.error->message);
+    PrintErr("iomimic: run failed in {}: {} {}: {}\n", last.error->phase, last.error->op,
+             last.error->path, last.error->message);
   }
-  nlohmann::json json = report::ToJson(last);
-  if (cli.repeat > 1) json["repeats"] = report::SummarizeRepeats(*last_runs);
-  if (!sweep.name.empty()) json["sweep"] = report::SummarizeSweep(sweep.name, points);
   const bool complete = std::all_of(points.begin(), points.end(), [](const auto& p) {
-    return !p.runs.empty() && p.runs.back().status == "complete";
+    return !p.runs.empty() && p.runs.back().status == result::RunStatus::kComplete;
   });
-
-  const auto csv = [&] {
-    return json.contains("sweep") ? report::RenderSweepCsv(json["sweep"]) : report::RenderCsv(last);
-  };
-  bool written = true;
-  if (!cli.output.empty()) {
-    written &= WriteOrSay(cli.output, EndsWith(cli.output, ".csv") ? csv() : json.dump(2) + "\n",
-                          "report");
-  }
-  if (!cli.series_output.empty()) {
-    written &= WriteOrSay(cli.series_output, report::RenderSeriesCsv(last), "series");
-  }
-  if (cli.format == "text") {
-    // The full report is one run's; say which, so it is not read as the
-    // sweep's result (the table at the end compares every point).
-    if (!sweep.name.empty()) {
-      fmt::print("sweep of {}: the full report of the last run ({}={}) comes first; the table "
-                 "at the end compares every value\n\n",
-                 sweep.name, sweep.name, last_point->value);
-    }
-    fmt::print("{}", report::RenderText(last));
-    if (json.contains("repeats")) fmt::print("{}", report::RenderRepeatsText(json["repeats"]));
-    if (json.contains("sweep")) fmt::print("{}", report::RenderSweepText(json["sweep"]));
-  } else if (cli.format == "json") {
-    fmt::print("{}\n", json.dump(2));
-  } else if (cli.format == "csv") {
-    fmt::print("{}", csv());
-  }
-  std::fflush(stdout);
+  const bool written = Output(set, cli);
   return written && complete ? 0 : 1;
 }
 

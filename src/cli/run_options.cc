@@ -103,10 +103,10 @@ std::string ReadProfile(const std::string& path) {
   return text;
 }
 
-nlohmann::json Resolved(const OptionSet& set) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const OptionSpec& spec : set.specs()) j[spec.name] = spec.current();
-  return j;
+result::ResolvedConfig::Section Resolved(const std::string& name, const OptionSet& set) {
+  result::ResolvedConfig::Section section{name, {}};
+  for (const OptionSpec& spec : set.specs()) section.options.emplace_back(spec.name, spec.current());
+  return section;
 }
 
 }  // namespace
@@ -265,10 +265,9 @@ RunPlan ParseRunArgs(const std::vector<std::string>& args) {
   if (found->second.workload->RunsToCompletion() && !vm.count("duration")) {
     plan.engine.duration_ns = 0;
   }
-  plan.config = {{"run", Resolved(engine_options)},
-                 {"report", Resolved(cli_options)},
-                 {plan.module_name, Resolved(module_options)}};
-  if (!plan.profile.empty()) plan.config["profile"] = plan.profile;
+  plan.config.sections = {Resolved("run", engine_options), Resolved("report", cli_options),
+                          Resolved(plan.module_name, module_options)};
+  plan.config.profile = plan.profile;
   return plan;
 }
 

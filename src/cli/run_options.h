@@ -10,10 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "engine/engine.h"
 #include "iomimic/workload.h"
+#include "result/run_result.h"
 
 namespace iomimic::cli {
 
@@ -37,7 +36,7 @@ struct RunPlan {
   // The module's options as given, applied to each fresh instance.
   std::vector<std::pair<std::string, std::string>> module_values;
   // Every option as resolved, defaults included: the report's "config".
-  nlohmann::json config;
+  result::ResolvedConfig config;
 };
 
 RunPlan ParseRunArgs(const std::vector<std::string>& args);

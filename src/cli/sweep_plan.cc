@@ -71,7 +71,7 @@ SweepPlan PlanSweep(const std::vector<std::string>& args, const RunPlan& base) {
         if (std::string why = engine::ParseTunings(tune, &parsed); !why.empty()) {
           throw UsageError(why);
         }
-        point.plan.config["run"]["tune"] = tune;
+        point.plan.config.Set("run", "tune", tune);
       } else {
         // Parsed as if typed last on the command line: it wins over the
         // profile, and the same option given beside --sweep is refused.

@@ -46,17 +46,19 @@ void DropAllCaches() {
 
 namespace engine {
 
-nlohmann::json ApplyCacheMode(const std::string& mode, const std::vector<std::string>& files,
-                              bool quiet) {
-  nlohmann::json out = {{"mode", mode}, {"files", files.size()}};
-  out["cached_bytes_before"] = CachedTotal(files);
+result::CacheReport ApplyCacheMode(const std::string& mode,
+                                   const std::vector<std::string>& files, bool quiet) {
+  result::CacheReport out;
+  out.mode = mode;
+  out.files = files.size();
+  out.cached_bytes_before = CachedTotal(files);
   if (mode == "cold") {
     for (const auto& f : files) EvictFromPageCache(f);
   } else if (mode == "drop") {
     if (!quiet) PrintErr("iomimic: sync; echo 3 > /proc/sys/vm/drop_caches\n");
     DropAllCaches();
   }
-  out["cached_bytes_after"] = CachedTotal(files);
+  out.cached_bytes_after = CachedTotal(files);
   return out;
 }
 

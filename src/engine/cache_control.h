@@ -7,18 +7,18 @@
 //   drop: sync, then echo 3 > /proc/sys/vm/drop_caches: root only, and only
 //         when asked; it changes nothing that needs restoring but empties
 //         the whole machine's caches, so it is printed.
-// Returns the report's "cache" object: {mode, files, cached_bytes_before,
-// cached_bytes_after} with residency measured by mincore().
+// Returns what was done, with the files' residency before and after
+// measured by mincore().
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "result/evidence.h"
 
 namespace iomimic::engine {
 
-nlohmann::json ApplyCacheMode(const std::string& mode, const std::vector<std::string>& files,
-                              bool quiet);
+result::CacheReport ApplyCacheMode(const std::string& mode,
+                                   const std::vector<std::string>& files, bool quiet);
 
 }  // namespace iomimic::engine

@@ -18,6 +18,8 @@
 
 namespace iomimic::engine {
 
+struct RunState;
+
 struct EngineConfig {
   // Where the run directory is created. Default: $TMPDIR or /tmp.
   std::string target;
@@ -81,6 +83,16 @@ class Engine {
 
  private:
   void Announce(const std::string& what) const;
+  // The phases of Run(), in order (engine.cc).
+  void DescribeRun(const std::string& module_name, Workload& workload, const std::string& target,
+                   RunResult* result) const;
+  bool CreateRunDirs(const std::string& module_name, const Checked& checked,
+                     RunState* state) const;
+  void FindDevices(const std::vector<ExtraTarget>& extras, RunState* state) const;
+  void PrepareFiles(Workload& workload, RunState* state) const;
+  void Cleanup(RunState* state) const;
+  void Restore(RunState* state) const;
+  void Conclude(RunState* state) const;
 
   EngineConfig config_;
   StopSource* stop_;

@@ -7,7 +7,6 @@
 namespace iomimic::engine {
 namespace {
 
-using nlohmann::json;
 
 // The op that stands for a whole unit of work ("cycle" for "cycles"), else
 // the last one the module declared.
@@ -49,34 +48,30 @@ IntervalSeries::IntervalSeries(std::vector<std::string> op_names, std::string wo
   previous_cpu_ = probes::ReadCpuTimes();
 }
 
-const json& IntervalSeries::Close(uint64_t now_ns) {
+const result::SeriesRow& IntervalSeries::Close(uint64_t now_ns) {
   uint64_t units = 0;
   std::vector<stats::OpStats> merged = MergeSlots(slots_, op_names_.size(), &units);
   const double dt = static_cast<double>(now_ns - last_ns_) / 1e9;
-  json row;
-  row["t_s"] = static_cast<double>(now_ns - start_ns_) / 1e9;
-  row["interval_s"] = dt;
-  row["work_units"] = units - previous_units_;
-  row[work_unit_ + "_per_s"] = dt > 0 ? static_cast<double>(units - previous_units_) / dt : 0.0;
-  json ops = json::object();
+  result::SeriesRow row;
+  row.t_s = static_cast<double>(now_ns - start_ns_) / 1e9;
+  row.interval_s = dt;
+  row.work_units = units - previous_units_;
+  row.units_per_s = dt > 0 ? static_cast<double>(units - previous_units_) / dt : 0.0;
   for (size_t i = 0; i < op_names_.size(); ++i) {
     stats::OpStats interval;
     interval.CopyFrom(merged[i]);
     interval.Subtract(previous_[i]);
     const stats::LatencySummary l = stats::Summarize(interval.latency);
-    ops[op_names_[i]] = {{"count", interval.count}, {"errors", interval.errors},
-                         {"bytes", interval.bytes}, {"p50_ns", l.p50},
-                         {"p90_ns", l.p90},         {"p99_ns", l.p99},
-                         {"max_ns", l.max},         {"mean_ns", l.mean}};
+    row.ops.push_back({op_names_[i], interval.count, interval.errors, interval.bytes, l.p50, l.p90,
+                       l.p99, l.max, l.mean});
   }
-  row["ops"] = std::move(ops);
   if (!device_.empty()) {
     const probes::DiskCounters disk = probes::ReadDiskCounters(device_);
-    row["device"] = probes::DiskDelta(device_, previous_disk_, disk, 0, 0);
+    row.device = probes::DiskDelta(device_, previous_disk_, disk, 0, 0);
     previous_disk_ = disk;
   }
   const probes::CpuTimes cpu = probes::ReadCpuTimes();
-  row["cpu"] = probes::CpuDelta(previous_cpu_, cpu);
+  row.cpu = probes::CpuDelta(previous_cpu_, cpu);
   previous_cpu_ = cpu;
 
   previous_ = std::move(merged);

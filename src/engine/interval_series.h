@@ -12,10 +12,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "engine/worker.h"
 #include "probes/probes.h"
+#include "result/evidence.h"
 #include "stats/thread_recorder.h"
 
 namespace iomimic::engine {
@@ -26,8 +25,8 @@ class IntervalSeries {
                  std::vector<IntervalSlot>* slots, std::string device, uint64_t start_ns);
 
   // Closes the interval ending now; returns its row (also kept in rows()).
-  const nlohmann::json& Close(uint64_t now_ns);
-  const nlohmann::json& rows() const { return rows_; }
+  const result::SeriesRow& Close(uint64_t now_ns);
+  const std::vector<result::SeriesRow>& rows() const { return rows_; }
   // "  12.0s  1234 cycles  102.8/s  cycle p99 12.3ms" from the stats so far.
   std::string ProgressLine(uint64_t now_ns) const;
 
@@ -42,7 +41,7 @@ class IntervalSeries {
   uint64_t previous_units_ = 0;
   probes::DiskCounters previous_disk_;
   probes::CpuTimes previous_cpu_;
-  nlohmann::json rows_ = nlohmann::json::array();
+  std::vector<result::SeriesRow> rows_;
 };
 
 }  // namespace iomimic::engine

@@ -375,19 +375,22 @@ bool Tunings::restore_failed() const {
                      [](const Entry& e) { return !e.error.empty(); });
 }
 
-nlohmann::json Tunings::Report() const {
+std::vector<result::TuningOutcome> Tunings::Report() const {
   std::lock_guard<std::mutex> lock(mu_);
-  nlohmann::json out = nlohmann::json::array();
+  std::vector<result::TuningOutcome> out;
   for (const Entry& e : entries_) {
-    nlohmann::json j = {{"name", e.name},       {"path", e.path},
-                        {"before", e.before},   {"applied", e.applied},
-                        {"restored", e.restored}};
-    j["value"] = e.value.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.value);
+    result::TuningOutcome t;
+    t.name = e.name;
+    t.path = e.path;
+    t.before = e.before;
+    if (!e.value.empty()) t.value = e.value;
+    t.applied = e.applied;
+    t.restored = e.restored;
     if (!e.error.empty()) {
-      j["error"] = e.error;
-      j["errno"] = e.err;
+      t.error = e.error;
+      t.err = e.err;
     }
-    out.push_back(std::move(j));
+    out.push_back(std::move(t));
   }
   return out;
 }

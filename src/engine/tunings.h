@@ -30,6 +30,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "result/evidence.h"
+
 namespace iomimic::engine {
 
 struct TuningRequest {
@@ -91,7 +93,7 @@ class Tunings {
   bool restore_failed() const;
   // [{name, path, before, value, applied, restored, error?}], one per file
   // touched (a setting restored only because of a linked one has no value).
-  nlohmann::json Report() const;
+  std::vector<result::TuningOutcome> Report() const;
 
  private:
   struct Entry {

@@ -10,8 +10,6 @@
 namespace iomimic::probes {
 namespace {
 
-using nlohmann::json;
-
 double Seconds(const timeval& tv) {
   return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
 }
@@ -75,8 +73,8 @@ CpuTimes ReadCpuTimes() {
 // Shares of the total jiffies that passed on all CPUs together. user_pct
 // counts niced user time too; other_pct is irq + softirq + steal, so the
 // five add up to 100. With no jiffies elapsed every share is null.
-json CpuDelta(const CpuTimes& before, const CpuTimes& after) {
-  json out = json::object();
+result::CpuDelta CpuDelta(const CpuTimes& before, const CpuTimes& after) {
+  result::CpuDelta out;
   const uint64_t user = Sub(after.user, before.user) + Sub(after.nice, before.nice);
   const uint64_t system = Sub(after.system, before.system);
   const uint64_t iowait = Sub(after.iowait, before.iowait);
@@ -86,25 +84,23 @@ json CpuDelta(const CpuTimes& before, const CpuTimes& after) {
   // The sum of the parts, not the difference of the sums, so that a
   // counter stepping back cannot make the shares exceed 100 together.
   const uint64_t total = user + system + iowait + idle + other;
-  const auto pct = [total](uint64_t part) -> json {
-    if (total == 0) return nullptr;
-    return 100.0 * static_cast<double>(part) / static_cast<double>(total);
-  };
-  const bool valid = before.valid && after.valid;
-  out["user_pct"] = valid ? pct(user) : json(nullptr);
-  out["system_pct"] = valid ? pct(system) : json(nullptr);
-  out["iowait_pct"] = valid ? pct(iowait) : json(nullptr);
-  out["idle_pct"] = valid ? pct(idle) : json(nullptr);
-  out["other_pct"] = valid ? pct(other) : json(nullptr);
-  out["procs_blocked_end"] = after.valid ? json(after.procs_blocked) : json(nullptr);
-  out["process"] = {
-      {"user_s", after.process_user_s - before.process_user_s},
-      {"sys_s", after.process_sys_s - before.process_sys_s},
-      {"minor_faults", Sub(after.process_minflt, before.process_minflt)},
-      {"major_faults", Sub(after.process_majflt, before.process_majflt)},
-      {"children_user_s", after.children_user_s - before.children_user_s},
-      {"children_sys_s", after.children_sys_s - before.children_sys_s},
-  };
+  if (before.valid && after.valid && total != 0) {
+    const auto pct = [total](uint64_t part) {
+      return 100.0 * static_cast<double>(part) / static_cast<double>(total);
+    };
+    out.user_pct = pct(user);
+    out.system_pct = pct(system);
+    out.iowait_pct = pct(iowait);
+    out.idle_pct = pct(idle);
+    out.other_pct = pct(other);
+  }
+  if (after.valid) out.procs_blocked_end = after.procs_blocked;
+  out.process.user_s = after.process_user_s - before.process_user_s;
+  out.process.sys_s = after.process_sys_s - before.process_sys_s;
+  out.process.minor_faults = Sub(after.process_minflt, before.process_minflt);
+  out.process.major_faults = Sub(after.process_majflt, before.process_majflt);
+  out.process.children_user_s = after.children_user_s - before.children_user_s;
+  out.process.children_sys_s = after.children_sys_s - before.children_sys_s;
   return out;
 }
 

@@ -12,8 +12,6 @@
 namespace iomimic::probes {
 namespace {
 
-using nlohmann::json;
-
 // Sectors in this file are always 512 bytes, whatever the device's
 // logical block size.
 constexpr uint64_t kSectorBytes = 512;
@@ -25,8 +23,8 @@ std::optional<uint64_t> Delta(uint64_t before, uint64_t after) {
   return after - before;
 }
 
-json Ratio(uint64_t device_bytes, uint64_t app_bytes) {
-  if (app_bytes == 0) return nullptr;
+std::optional<double> Ratio(uint64_t device_bytes, uint64_t app_bytes) {
+  if (app_bytes == 0) return std::nullopt;
   return static_cast<double>(device_bytes) / static_cast<double>(app_bytes);
 }
 
@@ -71,9 +69,10 @@ DiskCounters ReadDiskCounters(const std::string& device_name) {
   return c;
 }
 
-json DiskDelta(const std::string& device_name, const DiskCounters& before,
-               const DiskCounters& after, uint64_t app_read_bytes, uint64_t app_write_bytes) {
-  if (!before.valid || !after.valid) return nullptr;
+std::optional<result::DeviceDelta> DiskDelta(const std::string& device_name,
+                                             const DiskCounters& before, const DiskCounters& after,
+                                             uint64_t app_read_bytes, uint64_t app_write_bytes) {
+  if (!before.valid || !after.valid) return std::nullopt;
   const auto reads = Delta(before.reads, after.reads);
   const auto writes = Delta(before.writes, after.writes);
   const auto read_sectors = Delta(before.read_sectors, after.read_sectors);
@@ -88,30 +87,30 @@ json DiskDelta(const std::string& device_name, const DiskCounters& before,
   const auto write_ticks = Delta(before.write_ticks_ms, after.write_ticks_ms);
   if (!reads || !writes || !read_sectors || !write_sectors || !read_merges || !write_merges ||
       !flushes || !discards || !discard_sectors || !io_ticks || !read_ticks || !write_ticks) {
-    return nullptr;
+    return std::nullopt;
   }
   const uint64_t read_bytes = *read_sectors * kSectorBytes;
   const uint64_t write_bytes = *write_sectors * kSectorBytes;
-  json d = json::object();
-  d["device"] = device_name;
-  d["reads"] = *reads;
-  d["writes"] = *writes;
-  d["read_bytes"] = read_bytes;
-  d["write_bytes"] = write_bytes;
-  d["avg_read_kib"] = AvgKib(read_bytes, *reads);
-  d["avg_write_kib"] = AvgKib(write_bytes, *writes);
-  d["read_merges"] = *read_merges;
-  d["write_merges"] = *write_merges;
-  d["merges"] = *read_merges + *write_merges;
-  d["flushes"] = *flushes;
-  d["discards"] = *discards;
-  d["discard_bytes"] = *discard_sectors * kSectorBytes;
-  d["read_ticks_ms"] = *read_ticks;
-  d["write_ticks_ms"] = *write_ticks;
-  d["io_ticks_ms"] = *io_ticks;
-  d["in_flight_end"] = after.in_flight;
-  d["device_bytes_per_app_byte"] = {{"read", Ratio(read_bytes, app_read_bytes)},
-                                    {"write", Ratio(write_bytes, app_write_bytes)}};
+  result::DeviceDelta d;
+  d.device = device_name;
+  d.reads = *reads;
+  d.writes = *writes;
+  d.read_bytes = read_bytes;
+  d.write_bytes = write_bytes;
+  d.avg_read_kib = AvgKib(read_bytes, *reads);
+  d.avg_write_kib = AvgKib(write_bytes, *writes);
+  d.read_merges = *read_merges;
+  d.write_merges = *write_merges;
+  d.merges = *read_merges + *write_merges;
+  d.flushes = *flushes;
+  d.discards = *discards;
+  d.discard_bytes = *discard_sectors * kSectorBytes;
+  d.read_ticks_ms = *read_ticks;
+  d.write_ticks_ms = *write_ticks;
+  d.io_ticks_ms = *io_ticks;
+  d.in_flight_end = after.in_flight;
+  d.bytes_per_app_byte_read = Ratio(read_bytes, app_read_bytes);
+  d.bytes_per_app_byte_write = Ratio(write_bytes, app_write_bytes);
   return d;
 }
 

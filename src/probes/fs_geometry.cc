@@ -23,7 +23,6 @@ extern char** environ;
 namespace iomimic::probes {
 namespace {
 
-using nlohmann::json;
 
 // Runs argv (no shell) and returns its stdout, or "" on any failure.
 std::string Capture(const std::vector<std::string>& argv) {
@@ -61,32 +60,34 @@ std::string Trim(const std::string& s) {
 
 }  // namespace
 
-void AddXfsGeometry(const std::string& mount_point, json* fs) {
+std::optional<result::XfsGeometry> ReadXfsGeometry(const std::string& mount_point) {
   const int fd = ::open(mount_point.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
+  if (fd < 0) return std::nullopt;
   xfs_fsop_geom g{};
   const int rc = ::ioctl(fd, XFS_IOC_FSGEOMETRY, &g);
   ::close(fd);
-  if (rc != 0) return;
-  (*fs)["xfs"] = {{"block_size", g.blocksize},
-                  {"ag_count", g.agcount},
-                  {"ag_blocks", g.agblocks},
-                  {"ag_bytes", static_cast<uint64_t>(g.agblocks) * g.blocksize},
-                  {"data_blocks", g.datablocks},
-                  {"log_blocks", g.logblocks},
-                  {"sector_size", g.sectsize},
-                  {"inode_size", g.inodesize},
-                  {"dir_block_size", g.dirblocksize},
-                  {"stripe_unit_blocks", g.sunit},
-                  {"stripe_width_blocks", g.swidth},
-                  {"realtime_blocks", g.rtblocks}};
+  if (rc != 0) return std::nullopt;
+  result::XfsGeometry x;
+  x.block_size = g.blocksize;
+  x.ag_count = g.agcount;
+  x.ag_blocks = g.agblocks;
+  x.ag_bytes = static_cast<uint64_t>(g.agblocks) * g.blocksize;
+  x.data_blocks = g.datablocks;
+  x.log_blocks = g.logblocks;
+  x.sector_size = g.sectsize;
+  x.inode_size = g.inodesize;
+  x.dir_block_size = g.dirblocksize;
+  x.stripe_unit_blocks = g.sunit;
+  x.stripe_width_blocks = g.swidth;
+  x.realtime_blocks = g.rtblocks;
+  return x;
 }
 
-void AddExt4Superblock(const std::string& device_node, json* fs) {
-  if (device_node.empty() || device_node[0] != '/') return;
+std::optional<result::Ext4Superblock> ReadExt4Superblock(const std::string& device_node) {
+  if (device_node.empty() || device_node[0] != '/') return std::nullopt;
   const std::string text = Capture({"dumpe2fs", "-h", device_node});
-  if (text.empty()) return;
-  json ext4 = json::object();
+  if (text.empty()) return std::nullopt;
+  result::Ext4Superblock ext4;
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
@@ -95,28 +96,29 @@ void AddExt4Superblock(const std::string& device_node, json* fs) {
     const std::string key = line.substr(0, colon);
     const std::string value = Trim(line.substr(colon + 1));
     if (key == "Filesystem features") {
-      json features = json::array();
+      std::vector<std::string> features;
       std::istringstream words(value);
       for (std::string w; words >> w;) features.push_back(w);
-      ext4["features"] = std::move(features);
+      ext4.features = std::move(features);
     } else if (key == "Block size" || key == "Inode size" || key == "Flex block group size" ||
                key == "Blocks per group" || key == "Inodes per group" ||
                key == "Reserved block count" || key == "Cluster size") {
       std::string name;
       for (char c : key) name += c == ' ' ? '_' : static_cast<char>(std::tolower(c));
       try {
-        ext4[name] = std::stoull(value);
+        ext4.numbers.emplace_back(name, std::stoull(value));
       } catch (...) {
-        ext4[name] = value;
+        ext4.texts.emplace_back(name, value);
       }
     } else if (key == "Journal size" || key == "Default mount options" ||
                key == "Filesystem flags") {
       std::string name;
       for (char c : key) name += c == ' ' ? '_' : static_cast<char>(std::tolower(c));
-      ext4[name] = value;
+      ext4.texts.emplace_back(name, value);
     }
   }
-  if (!ext4.empty()) (*fs)["ext4"] = std::move(ext4);
+  if (ext4.empty()) return std::nullopt;
+  return ext4;
 }
 
 }  // namespace iomimic::probes

@@ -3,13 +3,15 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "result/system.h"
 
 namespace iomimic::probes {
 
-// fs["xfs"] = {block_size, ag_count, ag_blocks, ag_bytes, ...} (XFS_IOC_FSGEOMETRY).
-void AddXfsGeometry(const std::string& mount_point, nlohmann::json* fs);
-// fs["ext4"] = {features[], block_size, inode_size, ...} (dumpe2fs -h, read only).
-void AddExt4Superblock(const std::string& device_node, nlohmann::json* fs);
+// XFS_IOC_FSGEOMETRY on the mount point; nullopt when not XFS or it fails.
+std::optional<result::XfsGeometry> ReadXfsGeometry(const std::string& mount_point);
+// `dumpe2fs -h` of the device (read only); nullopt when it gives nothing.
+std::optional<result::Ext4Superblock> ReadExt4Superblock(const std::string& device_node);
 
 }  // namespace iomimic::probes

@@ -20,8 +20,6 @@
 namespace iomimic::probes {
 namespace {
 
-using nlohmann::json;
-
 struct FileStats {
   uint64_t size_bytes = 0;
   uint64_t extents = 0;
@@ -61,14 +59,14 @@ std::string Describe(const std::exception_ptr& error) {
 
 }  // namespace
 
-json FileLayout(const std::vector<std::string>& files, const std::string& base,
-               size_t max_listed) {
-  json list = json::array();
-  uint64_t mapped = 0, errors = 0, extents_total = 0, extents_max = 0, runs_total = 0;
+result::Layout FileLayout(const std::vector<std::string>& files, const std::string& base,
+                          size_t max_listed) {
+  result::Layout out;
+  uint64_t mapped = 0, extents_total = 0, extents_max = 0, runs_total = 0;
   std::optional<uint64_t> min_extent;
   for (const std::string& path : files) {
-    json f = json::object();
-    f["path"] = platform::RelativeTo(path, base);
+    result::FileLayoutEntry f;
+    f.path = platform::RelativeTo(path, base);
     std::exception_ptr error;
     FileStats s;
     try {
@@ -87,45 +85,34 @@ json FileLayout(const std::vector<std::string>& files, const std::string& base,
       error = std::current_exception();
     }
     if (error) {
-      ++errors;
-      for (const char* key : {"size_bytes", "extents", "contiguous_runs", "min_extent_bytes",
-                              "max_extent_bytes", "unwritten_extents"}) {
-        f[key] = nullptr;
-      }
-      f["error"] = Describe(error);
+      ++out.summary.errors;
+      f.error = Describe(error);
     } else {
       ++mapped;
       extents_total += s.extents;
       extents_max = std::max(extents_max, s.extents);
       runs_total += s.contiguous_runs;
       if (s.min_extent) min_extent = std::min(min_extent.value_or(*s.min_extent), *s.min_extent);
-      f["size_bytes"] = s.size_bytes;
-      f["extents"] = s.extents;
-      f["contiguous_runs"] = s.contiguous_runs;
-      f["min_extent_bytes"] = s.min_extent ? json(*s.min_extent) : json(nullptr);
-      f["max_extent_bytes"] = s.max_extent ? json(*s.max_extent) : json(nullptr);
-      f["unwritten_extents"] = s.unwritten;
-      f["error"] = nullptr;
+      f.size_bytes = s.size_bytes;
+      f.extents = s.extents;
+      f.contiguous_runs = s.contiguous_runs;
+      f.min_extent_bytes = s.min_extent;
+      f.max_extent_bytes = s.max_extent;
+      f.unwritten_extents = s.unwritten;
     }
-    if (list.size() < max_listed) list.push_back(std::move(f));
+    if (out.files.size() < max_listed) out.files.push_back(std::move(f));
   }
   // Figures over the files that could be mapped; "errors" says how many could not.
-  json summary = {
-      {"files", files.size()},
-      {"errors", errors},
-      {"extents_total", mapped ? json(extents_total) : json(nullptr)},
-      {"extents_mean",
-       mapped ? json(static_cast<double>(extents_total) / static_cast<double>(mapped))
-              : json(nullptr)},
-      {"extents_max", mapped ? json(extents_max) : json(nullptr)},
-      {"min_extent_bytes", min_extent ? json(*min_extent) : json(nullptr)},
-      {"contiguous_runs_total", mapped ? json(runs_total) : json(nullptr)},
-  };
-  const size_t listed = list.size();
-  return {{"files", std::move(list)},
-          {"files_listed", listed},
-          {"files_omitted", files.size() - listed},
-          {"summary", std::move(summary)}};
+  out.summary.files = files.size();
+  if (mapped) {
+    out.summary.extents_total = extents_total;
+    out.summary.extents_mean = static_cast<double>(extents_total) / static_cast<double>(mapped);
+    out.summary.extents_max = extents_max;
+    out.summary.contiguous_runs_total = runs_total;
+  }
+  out.summary.min_extent_bytes = min_extent;
+  out.files_omitted = files.size() - out.files.size();
+  return out;
 }
 
 }  // namespace iomimic::probes

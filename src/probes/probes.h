@@ -1,9 +1,9 @@
 // Probes read the system around a run and never change it.
 //
-// All readers of /proc and /sys are best-effort: what cannot be read is
-// reported as null/"unknown" in the JSON, never guessed and never fatal.
-// Results are JSON objects because they go straight into the report; the
-// field names are the documented schema (docs/report-schema.md).
+// All readers of /proc and /sys are best-effort: what cannot be read is an
+// empty optional (null in the JSON report), never guessed and never fatal.
+// Results are the typed structs of result/ (system.h, evidence.h); their
+// JSON names are the documented schema (docs/report-schema.md).
 // Thread-safe: no shared state.
 #pragma once
 
@@ -12,27 +12,20 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "result/evidence.h"
+#include "result/system.h"
 
 namespace iomimic::probes {
 
 // --- system (kernel, cpus, memory) -----------------------------------------
-// {"kernel": "6.18.44", "hostname": ..., "cpus": 2, "cpu_model": "...",
-//  "memory_bytes": N, "page_size": 4096,
-//  "thp": {"enabled": "madvise", "defrag": "..."}, "vm": {"dirty_ratio": 20, ...}}
-nlohmann::json SystemInfo();
+result::SystemInfo SystemInfo();
 
 // --- target: filesystem, mount, block device ---------------------------------
 // The mount that holds `path` (longest mount point prefix in
 // /proc/self/mountinfo), and the whole-disk block device behind it: a
 // partition resolves to its disk, a loop device reports its backing file.
-// {"path", "fs_type", "mount_point", "mount_source", "mount_options",
-//  "fs": {"block_size": 4096, ...geometry where known},
-//  "device": null | {"name": "loop0", "major", "minor", "partition": "sda1"|null,
-//     "backing_file": "/x.img"|null, "size_bytes",
-//     "queue": {"scheduler", "nr_requests", "read_ahead_kb", "max_sectors_kb",
-//               "rotational", "logical_block_size"}}}
-nlohmann::json DescribeTarget(const std::string& path);
+// No device for tmpfs, FUSE, overlay.
+result::TargetInfo DescribeTarget(const std::string& path);
 
 // The sysfs name ("loop0", "sda") of the whole disk behind `path`, or "" if
 // none (tmpfs, FUSE, overlay without a device).
@@ -48,12 +41,10 @@ struct DiskCounters {
   uint64_t flushes = 0, flush_ticks_ms = 0;
 };
 DiskCounters ReadDiskCounters(const std::string& device_name);
-// Deltas after-before: {"device", "reads", "writes", "read_bytes", "write_bytes",
-//  "avg_read_kib", "avg_write_kib", "read_merges", "write_merges", "flushes",
-//  "io_ticks_ms", "device_bytes_per_app_byte": {"read": x|null, "write": y|null}}
-// where the ratio is device bytes / application bytes (null when the app
-// moved no bytes that way).
-nlohmann::json DiskDelta(const std::string& device_name, const DiskCounters& before,
+// Deltas after - before, with device bytes per application byte (empty
+// when the app moved no bytes that way); nullopt when either read failed
+// or a counter went backwards (the device was re-created in between).
+std::optional<result::DeviceDelta> DiskDelta(const std::string& device_name, const DiskCounters& before,
                          const DiskCounters& after, uint64_t app_read_bytes,
                          uint64_t app_write_bytes);
 
@@ -67,7 +58,8 @@ VmStat ReadVmStat();
 // pgmajfault, pgpgin, pgpgout, pswpin, pswpout, thp_file_alloc,
 // thp_file_mapped, thp_fault_alloc, nr_dirtied, nr_written, workingset_refault_file,
 // pgscan_*, pgsteal_*, plus the gauges nr_dirty/nr_writeback at the end.
-nlohmann::json VmStatDelta(const VmStat& before, const VmStat& after);
+// Empty when either snapshot is invalid.
+result::VmStatDelta VmStatDelta(const VmStat& before, const VmStat& after);
 
 // --- CPU (/proc/stat) and the process (getrusage) ----------------------------
 struct CpuTimes {
@@ -82,9 +74,9 @@ struct CpuTimes {
   uint64_t process_minflt = 0, process_majflt = 0;
 };
 CpuTimes ReadCpuTimes();
-// {"user_pct", "system_pct", "iowait_pct", "idle_pct", "other_pct",
-//  "procs_blocked_end", "process": {"user_s", "sys_s", "minor_faults", "major_faults"}}
-nlohmann::json CpuDelta(const CpuTimes& before, const CpuTimes& after);
+// Shares of all CPUs' time (empty when no jiffies passed or a snapshot is
+// invalid), and this process's own use (getrusage) over the interval.
+result::CpuDelta CpuDelta(const CpuTimes& before, const CpuTimes& after);
 
 // --- page cache residency --------------------------------------------------
 // Bytes of the file that are in the page cache now (mincore), or nullopt if
@@ -92,18 +84,15 @@ nlohmann::json CpuDelta(const CpuTimes& before, const CpuTimes& after);
 std::optional<uint64_t> CachedBytes(const std::string& path);
 
 // --- file layout (FIEMAP) -----------------------------------------------------
-// {"files": [{"path", "size_bytes", "extents", "contiguous_runs",
-//             "min_extent_bytes", "max_extent_bytes", "unwritten_extents",
-//             "error": null|"..."}],
-//  "summary": {"files", "extents_total", "extents_mean", "extents_max",
-//              "min_extent_bytes", "contiguous_runs_total"}}
-// "contiguous_runs" counts extents after merging the ones that are physically
+// Per file: size, extents, contiguous runs, smallest and largest extent,
+// unwritten extents, or the error FIEMAP met; and a summary. "contiguous
+// runs" counts extents after merging the ones that are physically
 // adjacent (what a reader of the disk would see as one seek-free run).
 // Paths are reported relative to `base` when they lie under it. Only the
-// first `max_listed` files are listed one by one ("files_listed",
-// "files_omitted"); the summary covers every file, so 100,000 files cost
-// no per-file memory.
-nlohmann::json FileLayout(const std::vector<std::string>& files, const std::string& base,
+// first `max_listed` files are listed one by one (files_omitted counts the
+// rest); the summary covers every file, so 100,000 files cost no per-file
+// memory.
+result::Layout FileLayout(const std::vector<std::string>& files, const std::string& base,
                           size_t max_listed = SIZE_MAX);
 
 }  // namespace iomimic::probes

@@ -12,8 +12,6 @@
 namespace iomimic::probes {
 namespace {
 
-using nlohmann::json;
-
 // The value of the first "key : value" line of a /proc file such as
 // cpuinfo or meminfo whose key is `key`.
 std::optional<std::string> ProcField(const std::string& path, std::string_view key) {
@@ -39,71 +37,64 @@ std::optional<std::string> ProcField(const std::string& path, std::string_view k
   return std::nullopt;
 }
 
-json Selector(const std::string& path) {
+std::optional<std::string> Selector(const std::string& path) {
   const std::optional<std::string> text = platform::ReadFileTrimmed(path);
-  if (!text) return nullptr;
-  const std::optional<std::string> active = platform::ActiveChoice(*text);
-  return active ? json(*active) : json(nullptr);
+  if (!text) return std::nullopt;
+  return platform::ActiveChoice(*text);
 }
 
-json MemTotalBytes() {
+std::optional<uint64_t> MemTotalBytes() {
   // "MemTotal:       24684092 kB"
   const std::optional<std::string> value = ProcField("/proc/meminfo", "MemTotal");
-  if (!value) return nullptr;
+  if (!value) return std::nullopt;
   const std::vector<std::string> words = platform::SplitWords(*value);
-  if (words.size() != 2 || words[1] != "kB") return nullptr;
+  if (words.size() != 2 || words[1] != "kB") return std::nullopt;
   const std::optional<uint64_t> kib = platform::ParseUint(words[0]);
-  return kib ? json(*kib * 1024) : json(nullptr);
+  if (!kib) return std::nullopt;
+  return *kib * 1024;
 }
 
-json CpuModel() {
+std::optional<std::string> CpuModel() {
   // x86 says "model name"; other architectures name it differently or not at all.
   for (const char* key : {"model name", "Model", "cpu model", "cpu"}) {
     if (std::optional<std::string> v = ProcField("/proc/cpuinfo", key)) {
       if (!v->empty()) return *v;
     }
   }
-  return nullptr;
+  return std::nullopt;
 }
 
-json SysconfOrNull(int name) {
+std::optional<int64_t> SysconfOrNull(int name) {
   const long v = ::sysconf(name);
-  return v > 0 ? json(v) : json(nullptr);
+  if (v <= 0) return std::nullopt;
+  return v;
 }
 
 }  // namespace
 
-json SystemInfo() {
-  json out = json::object();
+result::SystemInfo SystemInfo() {
+  result::SystemInfo out;
   utsname u {};
   if (::uname(&u) == 0) {
-    out["kernel"] = u.release;
-    out["kernel_version"] = u.version;
-    out["machine"] = u.machine;
-    out["hostname"] = u.nodename;
-  } else {
-    out["kernel"] = nullptr;
-    out["kernel_version"] = nullptr;
-    out["machine"] = nullptr;
-    out["hostname"] = nullptr;
+    out.kernel = u.release;
+    out.kernel_version = u.version;
+    out.machine = u.machine;
+    out.hostname = u.nodename;
   }
-  out["cpus"] = SysconfOrNull(_SC_NPROCESSORS_ONLN);
-  out["cpu_model"] = CpuModel();
-  out["memory_bytes"] = MemTotalBytes();
-  out["page_size"] = SysconfOrNull(_SC_PAGESIZE);
-  out["thp"] = {{"enabled", Selector("/sys/kernel/mm/transparent_hugepage/enabled")},
-                {"defrag", Selector("/sys/kernel/mm/transparent_hugepage/defrag")},
-                {"shmem_enabled", Selector("/sys/kernel/mm/transparent_hugepage/shmem_enabled")}};
+  out.cpus = SysconfOrNull(_SC_NPROCESSORS_ONLN);
+  out.cpu_model = CpuModel();
+  out.memory_bytes = MemTotalBytes();
+  out.page_size = SysconfOrNull(_SC_PAGESIZE);
+  out.thp_enabled = Selector("/sys/kernel/mm/transparent_hugepage/enabled");
+  out.thp_defrag = Selector("/sys/kernel/mm/transparent_hugepage/defrag");
+  out.thp_shmem_enabled = Selector("/sys/kernel/mm/transparent_hugepage/shmem_enabled");
   // Writeback thresholds: the *_bytes form wins when non-zero, the other
   // then reads 0; both are reported as the kernel shows them.
-  json vm = json::object();
   for (const char* name : {"dirty_ratio", "dirty_background_ratio", "dirty_bytes",
                            "dirty_background_bytes", "dirty_expire_centisecs",
                            "dirty_writeback_centisecs", "swappiness", "vfs_cache_pressure"}) {
-    const std::optional<uint64_t> v = platform::ReadUint(std::string("/proc/sys/vm/") + name);
-    vm[name] = v ? json(*v) : json(nullptr);
+    out.vm.emplace_back(name, platform::ReadUint(std::string("/proc/sys/vm/") + name));
   }
-  out["vm"] = vm;
   return out;
 }
 

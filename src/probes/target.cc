@@ -16,12 +16,6 @@
 namespace iomimic::probes {
 namespace {
 
-using nlohmann::json;
-
-json UintOrNull(const std::optional<uint64_t>& v) { return v ? json(*v) : json(nullptr); }
-
-json StringOrNull(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
-
 // The btrfs filesystem whose device list holds `node`, found by scanning
 // /sys/fs/btrfs/<uuid>/devices/<node>: sysfs names btrfs by UUID only.
 std::optional<std::string> BtrfsSysDir(const std::string& node) {
@@ -44,7 +38,7 @@ std::optional<std::string> BtrfsSysDir(const std::string& node) {
 // Tunables of the filesystem itself that change allocation, from sysfs.
 // Only what is cheap and unambiguous; absent attributes are left out.
 void AddFsSysfs(const std::string& fs_type, const std::optional<platform::BlockDevice>& dev,
-                json* fs) {
+                result::FsInfo* fs) {
   if (!dev) return;
   if (fs_type == "ext4") {
     const std::string dir = "/sys/fs/ext4/" + dev->node + "/";
@@ -52,70 +46,71 @@ void AddFsSysfs(const std::string& fs_type, const std::optional<platform::BlockD
     // preallocation, larger ones get their own; both shape fragmentation.
     for (const char* name : {"mb_stream_req", "mb_group_prealloc", "inode_readahead_blks",
                              "delayed_allocation_blocks", "lifetime_write_kbytes"}) {
-      if (std::optional<uint64_t> v = platform::ReadUint(dir + name)) (*fs)["ext4"][name] = *v;
+      if (std::optional<uint64_t> v = platform::ReadUint(dir + name)) {
+        fs->ext4_sysfs.emplace_back(name, *v);
+      }
     }
   } else if (fs_type == "btrfs") {
     const std::optional<std::string> dir = BtrfsSysDir(dev->node);
     if (!dir) return;
-    (*fs)["btrfs"]["uuid"] = dir->substr(dir->find_last_of('/') + 1);
-    for (const char* name : {"sectorsize", "nodesize"}) {
-      if (std::optional<uint64_t> v = platform::ReadUint(*dir + "/" + name)) {
-        (*fs)["btrfs"][name] = *v;
-      }
-    }
+    result::BtrfsInfo btrfs;
+    btrfs.uuid = dir->substr(dir->find_last_of('/') + 1);
+    btrfs.sectorsize = platform::ReadUint(*dir + "/sectorsize");
+    btrfs.nodesize = platform::ReadUint(*dir + "/nodesize");
+    fs->btrfs = std::move(btrfs);
   }
 }
 
-json FsGeometry(const std::string& path, const platform::MountEntry& mount,
-                const std::optional<platform::BlockDevice>& dev) {
-  json fs = json::object();
+result::FsInfo FsGeometry(const std::string& path, const platform::MountEntry& mount,
+                          const std::optional<platform::BlockDevice>& dev) {
+  result::FsInfo fs;
   struct statvfs sv {};
   // `path` may not exist yet (a target about to be created): its mount point does.
   if (::statvfs(path.c_str(), &sv) == 0 || ::statvfs(mount.mount_point.c_str(), &sv) == 0) {
     const uint64_t frsize = sv.f_frsize != 0 ? sv.f_frsize : sv.f_bsize;
     // f_bsize is the preferred I/O size; for ext4/xfs/btrfs it equals the
     // allocation block size, which f_frsize reports in the units of the counts.
-    fs["block_size"] = static_cast<uint64_t>(sv.f_bsize);
-    fs["fragment_size"] = frsize;
-    fs["total_bytes"] = static_cast<uint64_t>(sv.f_blocks) * frsize;
-    fs["free_bytes"] = static_cast<uint64_t>(sv.f_bfree) * frsize;
-    fs["available_bytes"] = static_cast<uint64_t>(sv.f_bavail) * frsize;
-    fs["total_inodes"] = static_cast<uint64_t>(sv.f_files);
-    fs["free_inodes"] = static_cast<uint64_t>(sv.f_ffree);
-    fs["max_name_length"] = static_cast<uint64_t>(sv.f_namemax);
-  } else {
-    fs["block_size"] = nullptr;
+    fs.statvfs_ok = true;
+    fs.block_size = static_cast<uint64_t>(sv.f_bsize);
+    fs.fragment_size = frsize;
+    fs.total_bytes = static_cast<uint64_t>(sv.f_blocks) * frsize;
+    fs.free_bytes = static_cast<uint64_t>(sv.f_bfree) * frsize;
+    fs.available_bytes = static_cast<uint64_t>(sv.f_bavail) * frsize;
+    fs.total_inodes = static_cast<uint64_t>(sv.f_files);
+    fs.free_inodes = static_cast<uint64_t>(sv.f_ffree);
+    fs.max_name_length = static_cast<uint64_t>(sv.f_namemax);
   }
   AddFsSysfs(mount.fs_type, dev, &fs);
-  if (mount.fs_type == "xfs") AddXfsGeometry(mount.mount_point, &fs);
+  if (mount.fs_type == "xfs") fs.xfs = ReadXfsGeometry(mount.mount_point);
   if (mount.fs_type == "ext4" || mount.fs_type == "ext3" || mount.fs_type == "ext2") {
-    AddExt4Superblock(mount.source, &fs);
+    fs.ext4 = ReadExt4Superblock(mount.source);
   }
   return fs;
 }
 
-json QueueSettings(const std::string& disk) {
+result::QueueSettings QueueSettings(const std::string& disk) {
   const std::string q = platform::SysBlockDir(disk) + "/queue/";
-  json queue = json::object();
+  result::QueueSettings queue;
   // Devices without an elevator (zram, some dm targets) have no scheduler file.
-  const std::optional<std::string> sched = platform::ReadFileTrimmed(q + "scheduler");
-  queue["scheduler"] = sched ? StringOrNull(platform::ActiveChoice(*sched)) : json(nullptr);
-  queue["available_schedulers"] =
-      sched ? json(platform::AllChoices(*sched)) : json(nullptr);
-  queue["nr_requests"] = UintOrNull(platform::ReadUint(q + "nr_requests"));
-  queue["read_ahead_kb"] = UintOrNull(platform::ReadUint(q + "read_ahead_kb"));
-  queue["max_sectors_kb"] = UintOrNull(platform::ReadUint(q + "max_sectors_kb"));
-  const std::optional<uint64_t> rotational = platform::ReadUint(q + "rotational");
-  queue["rotational"] = rotational ? json(*rotational != 0) : json(nullptr);
-  queue["logical_block_size"] = UintOrNull(platform::ReadUint(q + "logical_block_size"));
-  queue["physical_block_size"] = UintOrNull(platform::ReadUint(q + "physical_block_size"));
+  if (const std::optional<std::string> sched = platform::ReadFileTrimmed(q + "scheduler")) {
+    queue.scheduler = platform::ActiveChoice(*sched);
+    queue.available_schedulers = platform::AllChoices(*sched);
+  }
+  queue.nr_requests = platform::ReadUint(q + "nr_requests");
+  queue.read_ahead_kb = platform::ReadUint(q + "read_ahead_kb");
+  queue.max_sectors_kb = platform::ReadUint(q + "max_sectors_kb");
+  if (const std::optional<uint64_t> rotational = platform::ReadUint(q + "rotational")) {
+    queue.rotational = *rotational != 0;
+  }
+  queue.logical_block_size = platform::ReadUint(q + "logical_block_size");
+  queue.physical_block_size = platform::ReadUint(q + "physical_block_size");
   return queue;
 }
 
-json DeviceJson(const platform::BlockDevice& dev) {
-  json d = json::object();
+result::DeviceInfo DeviceOf(const platform::BlockDevice& dev) {
+  result::DeviceInfo d;
   const std::string sys = platform::SysBlockDir(dev.disk);
-  d["name"] = dev.disk;
+  d.name = dev.disk;
   // major:minor of the disk; for a partition the mount's own number is
   // that of the partition, reported by name below.
   unsigned major = dev.major, minor = dev.minor;
@@ -132,29 +127,24 @@ json DeviceJson(const platform::BlockDevice& dev) {
       }
     }
   }
-  d["major"] = major;
-  d["minor"] = minor;
-  d["partition"] = dev.is_partition ? json(dev.node) : json(nullptr);
-  d["backing_file"] = StringOrNull(platform::LoopBackingFile(dev.disk));
+  d.major = major;
+  d.minor = minor;
+  if (dev.is_partition) d.partition = dev.node;
+  d.backing_file = platform::LoopBackingFile(dev.disk);
   // /sys/block/X/size counts 512-byte sectors whatever the logical block size.
-  const std::optional<uint64_t> sectors = platform::ReadUint(sys + "/size");
-  d["size_bytes"] = sectors ? json(*sectors * 512) : json(nullptr);
-  d["queue"] = QueueSettings(dev.disk);
+  if (const std::optional<uint64_t> sectors = platform::ReadUint(sys + "/size")) {
+    d.size_bytes = *sectors * 512;
+  }
+  d.queue = QueueSettings(dev.disk);
   return d;
 }
 
 }  // namespace
 
-json DescribeTarget(const std::string& path) {
-  json out = json::object();
+result::TargetInfo DescribeTarget(const std::string& path) {
+  result::TargetInfo out;
   const std::optional<std::string> real = platform::ResolveExistingPrefix(path);
-  out["path"] = real ? *real : path;
-  out["fs_type"] = nullptr;
-  out["mount_point"] = nullptr;
-  out["mount_source"] = nullptr;
-  out["mount_options"] = nullptr;
-  out["fs"] = nullptr;
-  out["device"] = nullptr;
+  out.path = real ? *real : path;
   if (!real) return out;
 
   const std::vector<platform::MountEntry> mounts = platform::ReadMountInfo();
@@ -162,12 +152,12 @@ json DescribeTarget(const std::string& path) {
   if (mount == nullptr) return out;
   const std::optional<platform::BlockDevice> dev = platform::BlockDeviceOfMount(*mount);
 
-  out["fs_type"] = mount->fs_type;
-  out["mount_point"] = mount->mount_point;
-  out["mount_source"] = mount->source;
-  out["mount_options"] = platform::MergeOptions(mount->options, mount->super_options);
-  out["fs"] = FsGeometry(*real, *mount, dev);
-  if (dev) out["device"] = DeviceJson(*dev);
+  out.fs_type = mount->fs_type;
+  out.mount_point = mount->mount_point;
+  out.mount_source = mount->source;
+  out.mount_options = platform::MergeOptions(mount->options, mount->super_options);
+  out.fs = FsGeometry(*real, *mount, dev);
+  if (dev) out.device = DeviceOf(*dev);
   return out;
 }
 

@@ -9,8 +9,6 @@
 namespace iomimic::probes {
 namespace {
 
-using nlohmann::json;
-
 // Event counters whose deltas explain page-cache and memory behaviour, in
 // report order. pgpgin/pgpgout count KiB, the others pages or events.
 constexpr std::string_view kCounters[] = {
@@ -31,12 +29,14 @@ std::optional<uint64_t> Find(const VmStat& s, std::string_view name) {
   return std::nullopt;
 }
 
-void AddDelta(const VmStat& before, const VmStat& after, std::string_view name, json* out) {
+void AddDelta(const VmStat& before, const VmStat& after, std::string_view name,
+              result::VmStatDelta* out) {
   const std::optional<uint64_t> b = Find(before, name);
   const std::optional<uint64_t> a = Find(after, name);
   if (!a || !b) return;
   // Event counters only grow; a decrease would be a wrapped or reset counter.
-  (*out)[std::string(name)] = *a >= *b ? json(*a - *b) : json(nullptr);
+  out->counters.emplace_back(std::string(name),
+                             *a >= *b ? std::optional<uint64_t>(*a - *b) : std::nullopt);
 }
 
 }  // namespace
@@ -56,8 +56,8 @@ VmStat ReadVmStat() {
   return s;
 }
 
-json VmStatDelta(const VmStat& before, const VmStat& after) {
-  json out = json::object();
+result::VmStatDelta VmStatDelta(const VmStat& before, const VmStat& after) {
+  result::VmStatDelta out;
   if (!before.valid || !after.valid) return out;
   for (std::string_view name : kCounters) AddDelta(before, after, name, &out);
   for (std::string_view prefix : kCounterPrefixes) {
@@ -68,7 +68,9 @@ json VmStatDelta(const VmStat& before, const VmStat& after) {
     }
   }
   for (std::string_view name : kGauges) {
-    if (std::optional<uint64_t> v = Find(after, name)) out[std::string(name) + "_end"] = *v;
+    if (std::optional<uint64_t> v = Find(after, name)) {
+      out.gauges.emplace_back(std::string(name) + "_end", *v);
+    }
   }
   return out;
 }

@@ -104,12 +104,16 @@ void OptionSet::Number(const std::string& name, double* field, const std::string
   specs_.push_back(std::move(spec));
 }
 
+std::string EnumChoicesReason(const std::vector<std::string>& names) {
+  return fmt::format("must be one of: {}", fmt::join(names, ", "));
+}
+
 void OptionSet::Enum(const std::string& name, std::string* field, const std::string& help,
                      std::vector<std::string> choices) {
   OptionSpec spec{name, "enum", help, *field, choices, nullptr, nullptr};
   spec.apply = [field, choices](const std::string& text) -> std::string {
     if (std::find(choices.begin(), choices.end(), text) == choices.end()) {
-      return fmt::format("must be one of: {}", fmt::join(choices, ", "));
+      return EnumChoicesReason(choices);
     }
     *field = text;
     return {};

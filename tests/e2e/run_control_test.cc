@@ -103,7 +103,9 @@ TEST_F(RunControl, RateBoundsTheUnitsAndReportsIntendedLatency) {
   // 2 threads x 40/s x 1 s: at most 80 units plus the one each thread starts at 0.
   json j = Run({"--threads=2", "--duration=1s", "--rate=40"});
   EXPECT_LE(j["work_units"].get<uint64_t>(), 82u);
-  EXPECT_GT(j["work_units"].get<uint64_t>(), 0u);
+  // A 1 MiB cycle takes milliseconds: pacing, not the work, bounds the
+  // count; half the schedule is a floor no working pacer misses.
+  EXPECT_GE(j["work_units"].get<uint64_t>(), 40u);
   ASSERT_TRUE(j["ops"]["cycle"].contains("intended_latency_ns"));
   EXPECT_GE(j["ops"]["cycle"]["intended_latency_ns"]["max"].get<uint64_t>(),
             j["ops"]["cycle"]["latency_ns"]["min"].get<uint64_t>());
@@ -127,7 +129,8 @@ TEST_F(RunControl, CpuAndSystemEvidenceIsPresent) {
   EXPECT_NEAR(total, 100.0, 0.5);
   json longer = Run({"--threads=2", "--duration=500ms"});
   EXPECT_GE(longer["cpu"]["gauge_samples"].get<uint64_t>(), 3u);
-  EXPECT_GE(longer["cpu"]["procs_running_mean"].get<double>(), 0.0);
+  // The sampler reads /proc/stat while running: it counts itself.
+  EXPECT_GE(longer["cpu"]["procs_running_mean"].get<double>(), 1.0);
   EXPECT_GE(longer["cpu"]["procs_blocked_max"].get<double>(),
             longer["cpu"]["procs_blocked_mean"].get<double>());
   EXPECT_GT(cpu["process"]["sys_s"].get<double>() + cpu["process"]["user_s"].get<double>(), 0.0);

@@ -252,6 +252,7 @@ void LoopFs::Sync() const {
 }
 
 void LoopFs::TearDown() noexcept {
+  bool lazy = false;
   if (mounted_) {
     // EBUSY right after a test usually means writeback or a just-closed
     // file still holds the filesystem: sync and try again before giving up.
@@ -267,10 +268,14 @@ void LoopFs::TearDown() noexcept {
     // Last resort: detach it from the tree now; the kernel releases the
     // filesystem (and with it the loop device) when the last user goes.
     if (!done) ::umount2(mount_point_.c_str(), MNT_DETACH);
+    lazy = !done;
     mounted_ = false;
   }
   if (!device_.empty()) {
-    DetachLoopIfBoundTo(device_, image_);
+    // A lazily unmounted filesystem holds the device until its last user
+    // goes: do not wait for that detach.
+    DetachLoopIfBoundTo(device_, image_,
+                        lazy ? std::chrono::milliseconds(0) : std::chrono::seconds(10));
     device_.clear();
   }
   if (!image_.empty()) ::unlink(image_.c_str());
@@ -303,7 +308,8 @@ std::string LoopFsUnavailableReason(const std::string& fs_type) {
   return reason;
 }
 
-void DetachLoopIfBoundTo(const std::string& device, const std::string& backing_file) noexcept {
+void DetachLoopIfBoundTo(const std::string& device, const std::string& backing_file,
+                         std::chrono::milliseconds wait_for_detach) noexcept {
   try {
     const std::string name = device.substr(device.find_last_of('/') + 1);
     if (ReadTrimmed("/sys/block/" + name + "/loop/backing_file") != backing_file) return;
@@ -314,6 +320,15 @@ void DetachLoopIfBoundTo(const std::string& device, const std::string& backing_f
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     ::close(fd);
+    // While anyone else holds the device open (udev probing it after the
+    // unmount, another test's blkid), LOOP_CLR_FD only marks it autoclear:
+    // the detach happens at the last close. Wait for it, so that a caller
+    // who asked for a detach finds the device free (seen under ctest -j2).
+    const auto deadline = std::chrono::steady_clock::now() + wait_for_detach;
+    while (ReadTrimmed("/sys/block/" + name + "/loop/backing_file") == backing_file &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   } catch (...) {
     // Best effort, as the rest of a teardown.
   }

@@ -9,6 +9,8 @@
 // kernel hands each a different loop device.
 #pragma once
 
+#include <chrono>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -85,8 +87,11 @@ std::string LoopUnavailableReason();
 // to `backing_file` (a number detached behind our back may belong to
 // someone else by now), retrying while it is busy. While the device is
 // still open (a lazily unmounted filesystem) the kernel marks it autoclear
-// and detaches it on the last close. Never throws.
-void DetachLoopIfBoundTo(const std::string& device, const std::string& backing_file) noexcept;
+// and detaches it on the last close: the call waits up to `wait_for_detach`
+// for that (someone else's brief open, udev probing after an unmount), so
+// that the device is free when it returns. Never throws.
+void DetachLoopIfBoundTo(const std::string& device, const std::string& backing_file,
+                         std::chrono::milliseconds wait_for_detach = std::chrono::seconds(10)) noexcept;
 
 // Entries of `dir` except ".", ".." and lost+found; -1 when it cannot be
 // read. "The run directory is gone" is CountEntries(target) == 0.

@@ -60,7 +60,7 @@ TEST_F(EngineTest, OpLimitCountsExactlyAcrossThreads) {
   c.duration_ns = 0;
   c.ops = 100;
   RunResult r = Run(c, {{"block_size", "512"}});
-  EXPECT_EQ(r.status, "complete");
+  EXPECT_EQ(r.status, engine::RunStatus::kComplete);
   EXPECT_EQ(r.work_units, 100u);
   EXPECT_EQ(Op(r, "write").count, 100u);
   EXPECT_EQ(Op(r, "write").bytes, 100u * 512);
@@ -80,7 +80,7 @@ TEST_F(EngineTest, OpLimitCountsExactlyWhenPacedThreadsSleep) {
   c.ops = 60;
   c.rate = 200;  // 5 ms apart per thread: most claims are held while sleeping
   RunResult r = Run(c, {{"block_size", "512"}});
-  EXPECT_EQ(r.status, "complete");
+  EXPECT_EQ(r.status, engine::RunStatus::kComplete);
   EXPECT_EQ(r.work_units, 60u);
   EXPECT_EQ(Op(r, "write").count, 60u);
 }
@@ -92,7 +92,7 @@ TEST_F(EngineTest, WarmupIsNotMeasured) {
   c.duration_ns = 0;
   c.ops = 40;
   RunResult r = Run(c, {{"sync", "true"}});
-  EXPECT_EQ(r.status, "complete");
+  EXPECT_EQ(r.status, engine::RunStatus::kComplete);
   EXPECT_EQ(r.work_units, 40u);
   // Warmup wrote too, but only the measured 40 units are in the ops.
   EXPECT_EQ(Op(r, "fsync").count, 40u);
@@ -117,7 +117,7 @@ TEST_F(EngineTest, SignalBeforeStartIsInterruptedWithNothingLeft) {
   c.duration_ns = 0;
   c.ops = 10;
   RunResult r = Run(c);
-  EXPECT_EQ(r.status, "interrupted");
+  EXPECT_EQ(r.status, engine::RunStatus::kInterrupted);
   EXPECT_EQ(r.signal, SIGTERM);
   EXPECT_EQ(r.interrupted_in, "start");
   EXPECT_EQ(r.work_units, 0u);

@@ -2,6 +2,7 @@
 // target, device counters and file layout; this machine's /proc for CPU,
 // memory and vmstat. Parsing details are pinned on fixed input.
 #include "probes/probes.h"
+#include "support/result_json.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -29,6 +30,7 @@ namespace {
 
 using nlohmann::json;
 using test::LoopFs;
+using test::J;
 
 constexpr size_t kBlock = 4096;
 
@@ -190,7 +192,7 @@ TEST(ProbePlatformTest, ResolvesAPathThatDoesNotExistYetThroughItsParent) {
 // --- system, CPU, vmstat ---------------------------------------------------------
 
 TEST(ProbeSystemTest, ReportsKernelCpusMemoryAndWritebackTunables) {
-  const json s = SystemInfo();
+  const json s = J(SystemInfo());
   EXPECT_FALSE(s.at("kernel").get<std::string>().empty());
   EXPECT_EQ(s.at("cpus").get<long>(), ::sysconf(_SC_NPROCESSORS_ONLN));
   EXPECT_EQ(s.at("page_size").get<long>(), ::sysconf(_SC_PAGESIZE));
@@ -218,7 +220,7 @@ TEST(ProbeCpuTest, SharesSumToOneHundred) {
   volatile uint64_t sink = 0;
   while (cpu_ns() < until) sink = sink + 1;
   const CpuTimes after = ReadCpuTimes();
-  const json d = CpuDelta(before, after);
+  const json d = J(CpuDelta(before, after));
   const double sum = d.at("user_pct").get<double>() + d.at("system_pct").get<double>() +
                      d.at("iowait_pct").get<double>() + d.at("idle_pct").get<double>() +
                      d.at("other_pct").get<double>();
@@ -232,7 +234,7 @@ TEST(ProbeCpuTest, SharesSumToOneHundred) {
 TEST(ProbeCpuTest, NoElapsedJiffiesGiveNullShares) {
   CpuTimes t;
   t.valid = true;
-  const json d = CpuDelta(t, t);
+  const json d = J(CpuDelta(t, t));
   EXPECT_TRUE(d.at("user_pct").is_null());
   EXPECT_TRUE(d.at("idle_pct").is_null());
 }
@@ -251,7 +253,7 @@ TEST(ProbeVmStatTest, FreshAnonymousMemoryCountsPageFaults) {
   }
   const VmStat after = ReadVmStat();
   ::munmap(p, kBytes);
-  const json d = VmStatDelta(before, after);
+  const json d = J(VmStatDelta(before, after));
   ASSERT_TRUE(d.contains("pgfault")) << d.dump();
   EXPECT_GE(d.at("pgfault").get<uint64_t>(), kBytes / static_cast<size_t>(page));
   EXPECT_TRUE(d.contains("nr_dirty_end"));
@@ -264,7 +266,7 @@ TEST(ProbeVmStatTest, MissingCountersAreLeftOut) {
   before.valid = after.valid = true;
   before.values = {{"pgfault", 10}, {"pgscan_direct", 1}};
   after.values = {{"pgfault", 15}, {"pgscan_direct", 4}, {"pgmajfault", 3}};
-  const json d = VmStatDelta(before, after);
+  const json d = J(VmStatDelta(before, after));
   EXPECT_EQ(d, json({{"pgfault", 5}, {"pgscan_direct", 3}}));
 }
 
@@ -278,7 +280,7 @@ TEST(ProbeDiskTest, DeltaComputesBytesAveragesAndRatios) {
   before.writes = 5, after.writes = 5;
   before.flushes = 2, after.flushes = 7;
   before.read_merges = 1, after.read_merges = 3;
-  const json d = DiskDelta("loop9", before, after, 128 << 10, 0);
+  const json d = J(DiskDelta("loop9", before, after, 128 << 10, 0));
   EXPECT_EQ(d.at("device"), "loop9");
   EXPECT_EQ(d.at("reads"), 4);
   EXPECT_EQ(d.at("read_bytes"), 512 << 10);
@@ -292,10 +294,10 @@ TEST(ProbeDiskTest, DeltaComputesBytesAveragesAndRatios) {
 
 TEST(ProbeDiskTest, InvalidOrResetCountersGiveNull) {
   DiskCounters before, after;
-  EXPECT_TRUE(DiskDelta("x", before, after, 0, 0).is_null());
+  EXPECT_TRUE(J(DiskDelta("x", before, after, 0, 0)).is_null());
   before.valid = after.valid = true;
   before.writes = 10;  // after.writes == 0: the device was re-created
-  EXPECT_TRUE(DiskDelta("x", before, after, 0, 0).is_null());
+  EXPECT_TRUE(J(DiskDelta("x", before, after, 0, 0)).is_null());
 }
 
 TEST(ProbeDiskTest, UnknownDeviceIsInvalidNotAnError) {
@@ -307,7 +309,7 @@ TEST(ProbeDiskTest, UnknownDeviceIsInvalidNotAnError) {
 // --- layout without a block device ------------------------------------------------
 
 TEST(ProbeLayoutTest, TmpfsGivesAnErrorStringNotAnException) {
-  const json target = DescribeTarget("/dev/shm");
+  const json target = J(DescribeTarget("/dev/shm"));
   if (target.at("fs_type") != "tmpfs") GTEST_SKIP() << "/dev/shm is not tmpfs here";
   EXPECT_TRUE(target.at("device").is_null());
   EXPECT_EQ(BlockDeviceOf("/dev/shm"), "");
@@ -318,7 +320,7 @@ TEST(ProbeLayoutTest, TmpfsGivesAnErrorStringNotAnException) {
   PwriteAll(fd, "data", 4, 0);
   ::close(fd);
   json layout;
-  EXPECT_NO_THROW(layout = FileLayout({path, "/dev/shm/iomimic-no-such-file"}, "/dev/shm"));
+  EXPECT_NO_THROW(layout = J(FileLayout({path, "/dev/shm/iomimic-no-such-file"}, "/dev/shm")));
   ::unlink(path);
 
   const json& f = layout.at("files").at(0);
@@ -349,7 +351,7 @@ class ProbeOnFsTest : public ::testing::TestWithParam<std::string> {
 TEST_P(ProbeOnFsTest, DescribesFilesystemDeviceAndBackingFile) {
   const std::string dir = Path("sub");
   ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
-  const json t = DescribeTarget(dir);
+  const json t = J(DescribeTarget(dir));
   EXPECT_EQ(t.at("path"), dir);
   EXPECT_EQ(t.at("fs_type"), GetParam());
   EXPECT_EQ(t.at("mount_point"), fs_->mount_point());
@@ -377,12 +379,12 @@ TEST_P(ProbeOnFsTest, DescribesFilesystemDeviceAndBackingFile) {
 TEST_P(ProbeOnFsTest, ReadAheadIsWhatSysfsSaysAndFollowsAChange) {
   const std::string attr = "/sys/block/" + fs_->device_name() + "/queue/read_ahead_kb";
   const uint64_t sysfs = platform::ReadUint(attr).value();
-  EXPECT_EQ(DescribeTarget(fs_->mount_point())["device"]["queue"]["read_ahead_kb"], sysfs);
+  EXPECT_EQ(J(DescribeTarget(fs_->mount_point()))["device"]["queue"]["read_ahead_kb"], sysfs);
 
   const uint64_t wanted = sysfs == 256 ? 512 : 256;
   SysfsOverride change(attr, std::to_string(wanted));
   ASSERT_EQ(platform::ReadUint(attr), wanted);
-  EXPECT_EQ(DescribeTarget(fs_->mount_point())["device"]["queue"]["read_ahead_kb"], wanted);
+  EXPECT_EQ(J(DescribeTarget(fs_->mount_point()))["device"]["queue"]["read_ahead_kb"], wanted);
 }
 
 TEST_P(ProbeOnFsTest, InterleavedSyncedWritesFragmentMoreThanSequential) {
@@ -390,7 +392,7 @@ TEST_P(ProbeOnFsTest, InterleavedSyncedWritesFragmentMoreThanSequential) {
   WriteInterleaved(Path("a"), Path("b"), 256);
   WriteReverse(Path("rev"), 256);
   const json layout =
-      FileLayout({Path("seq"), Path("a"), Path("b"), Path("rev")}, fs_->mount_point());
+      J(FileLayout({Path("seq"), Path("a"), Path("b"), Path("rev")}, fs_->mount_point()));
   const uint64_t seq = Extents(layout, 0);
   const uint64_t interleaved = Extents(layout, 1);
   EXPECT_EQ(layout.at("files").at(0).at("path"), "seq");
@@ -416,7 +418,7 @@ TEST_P(ProbeOnFsTest, FallocatedButUnwrittenExtentsAreCounted) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::fallocate(fd, 0, 0, 4 << 20), 0);
   ::close(fd);
-  const json f = FileLayout({Path("prealloc")}, fs_->mount_point()).at("files").at(0);
+  const json f = J(FileLayout({Path("prealloc")}, fs_->mount_point())).at("files").at(0);
   EXPECT_GE(f.at("extents").get<uint64_t>(), 1u);
   EXPECT_EQ(f.at("unwritten_extents"), f.at("extents")) << f.dump();
 }
@@ -438,7 +440,7 @@ TEST_P(ProbeOnFsTest, DirectWriteShowsInDeviceWriteBytes) {
   ::close(fd);
   std::free(buf);
   const DiskCounters after = ReadDiskCounters(name);
-  const json d = DiskDelta(name, before, after, 0, kBytes);
+  const json d = J(DiskDelta(name, before, after, 0, kBytes));
   ASSERT_TRUE(d.is_object());
   EXPECT_GE(d.at("write_bytes").get<uint64_t>(), kBytes) << d.dump();
   EXPECT_GT(d.at("writes").get<uint64_t>(), 0u);
@@ -465,7 +467,7 @@ TEST_P(ProbeOnFsTest, ColdReadShowsInDeviceReadBytes) {
   }
   ::close(fd);
   const DiskCounters after = ReadDiskCounters(name);
-  const json d = DiskDelta(name, before, after, kBytes, 0);
+  const json d = J(DiskDelta(name, before, after, kBytes, 0));
   ASSERT_TRUE(d.is_object());
   EXPECT_GE(d.at("read_bytes").get<uint64_t>(), kBytes) << d.dump();
   EXPECT_GT(d.at("avg_read_kib").get<double>(), 0.0);
@@ -478,7 +480,7 @@ INSTANTIATE_TEST_SUITE_P(ProbeFs, ProbeOnFsTest, ::testing::Values("ext4", "xfs"
 TEST(ProbePartitionTest, PartitionResolvesToItsWholeDisk) {
   IOMIMIC_REQUIRE_LOOP_FS("ext4");
   const auto fs = LoopFs::CreatePartitioned("ext4", 64 << 20);
-  const json t = DescribeTarget(fs->mount_point());
+  const json t = J(DescribeTarget(fs->mount_point()));
   EXPECT_EQ(t.at("mount_source"), fs->partition());
   const json& d = t.at("device");
   ASSERT_TRUE(d.is_object()) << t.dump(1);

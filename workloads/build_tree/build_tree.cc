@@ -125,7 +125,6 @@ class BuildTree final : public Workload {
     settings_.burner = &burner_;
     slots_ = std::vector<Slot>(static_cast<size_t>(ctx.settings().threads));
     threads_ = ctx.settings().threads;
-    rate_ = ctx.settings().rate_per_thread;
     phase_.store(kPrepared);
   }
 
@@ -173,11 +172,7 @@ class BuildTree final : public Workload {
         done = compiler->Compile(job, &ready_dir);
       }
       const uint64_t bytes = done.source_bytes + done.header_bytes;
-      if (rate_ > 0) {
-        rec.RecordPaced(kCompile, ctx.IntendedStartNs(), start, NowNs(), bytes);
-      } else {
-        rec.Record(kCompile, start, NowNs(), bytes);
-      }
+      ctx.RecordUnit(kCompile, start, NowNs(), bytes);
       slot.counters.Add(done);
       // The last compile to finish, whichever worker ran it, starts the link.
       if (compiled_.fetch_add(1, std::memory_order_acq_rel) + 1 == total && c_.link) {
@@ -222,6 +217,8 @@ class BuildTree final : public Workload {
   nlohmann::json Report() const override;
 
  private:
+  nlohmann::json TreeReport() const;
+
   enum Phase { kNew, kPrepared, kBuilding };
   enum WalkState { kWalkPending, kWalkDone, kWalkFailed };
   struct Estimates {
@@ -364,7 +361,6 @@ class BuildTree final : public Workload {
   WalkStats walk_stats_;
   uint64_t walk_sources_found_ = 0;
   int threads_ = 1;
-  double rate_ = 0;
   std::vector<Slot> slots_;
   std::atomic<int> phase_{kNew};
   std::atomic<int> walk_state_{kWalkPending};
@@ -374,10 +370,9 @@ class BuildTree final : public Workload {
   std::atomic<uint64_t> rss_at_end_kib_{0};
 };
 
-nlohmann::json BuildTree::Report() const {
-  JobCounters t;
-  for (const Slot& s : slots_) t.Add(s.counters);
-  const uint64_t total = TotalSources();
+// What the tree is: generated (with what the include-path arithmetic
+// promises) or the user's.
+nlohmann::json BuildTree::TreeReport() const {
   const auto share = [](uint64_t part, uint64_t whole) {
     return whole == 0 ? nlohmann::json(nullptr)
                       : nlohmann::json(static_cast<double>(part) / static_cast<double>(whole));
@@ -397,7 +392,6 @@ nlohmann::json BuildTree::Report() const {
     for (int64_t k = 0; k < c_.include_path; ++k) {
       tree["headers_per_include_dir"].push_back(shape_->HeadersInDir(static_cast<uint64_t>(k)));
     }
-    // What the include-path arithmetic promises for a whole build.
     const uint64_t misses = shape_->ExpectedProbeEnoent();
     const uint64_t hits = shape_->sources() * static_cast<uint64_t>(c_.includes_per_source);
     tree["probe_enoent_expected"] = misses;
@@ -405,11 +399,23 @@ nlohmann::json BuildTree::Report() const {
   } else {
     tree = {{"kind", "user"},
             {"root", src_root_},
-            {"sources", total},
+            {"sources", TotalSources()},
             {"source_dirs", user_.size() == 0 ? 0 : user_.DirOf(user_.size() - 1) + 1},
             {"include_dirs", SplitList(c_.include_dirs)},
             {"work_queue_bytes", user_.MemoryBytes()}};
   }
+  return tree;
+}
+
+nlohmann::json BuildTree::Report() const {
+  JobCounters t;
+  for (const Slot& s : slots_) t.Add(s.counters);
+  const uint64_t total = TotalSources();
+  const auto share = [](uint64_t part, uint64_t whole) {
+    return whole == 0 ? nlohmann::json(nullptr)
+                      : nlohmann::json(static_cast<double>(part) / static_cast<double>(whole));
+  };
+  const nlohmann::json tree = TreeReport();
   nlohmann::json walk = {{"when", walk_mode_}};
   if (walked_) {
     walk["dirs"] = walk_stats_.dirs;

@@ -191,7 +191,6 @@ class LogWriters final : public Workload {
   void RunWorker(WorkerContext& ctx) override {
     Recorder& rec = ctx.recorder();
     const int t = ctx.thread_index();
-    const bool paced = ctx.settings().rate_per_thread > 0;
     const bool shared = c_.shared_files > 0;
     const uint64_t per_thread = static_cast<uint64_t>(c_.files_per_thread);
     const uint64_t n_shared = static_cast<uint64_t>(c_.shared_files);
@@ -213,12 +212,7 @@ class LogWriters final : public Workload {
         WriteRecord(rec, log, &mine);
       }
       const uint64_t end = NowNs();
-      if (paced) {
-        rec.RecordPaced(ops_[OpKind::kRecord], ctx.IntendedStartNs(), start, end,
-                        c_.record_size);
-      } else {
-        rec.Record(ops_[OpKind::kRecord], start, end, c_.record_size);
-      }
+      ctx.RecordUnit(ops_[OpKind::kRecord], start, end, c_.record_size);
       // Stop-aware: a stop during the sleep ends the run at KeepRunning().
       if (c_.think_time_ns != 0) ctx.SleepUntil(NowNs() + c_.think_time_ns);
     }

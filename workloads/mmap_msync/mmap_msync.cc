@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "iomimic/fault_guard.h"
+#include "iomimic/io.h"
 #include "iomimic/options.h"
 #include "iomimic/registry.h"
 #include "iomimic/status.h"
@@ -28,6 +29,11 @@ namespace {
 
 enum Op : OpId { kMmap, kFill, kMsync, kMunmap, kCycle };
 
+enum class Prealloc { kNone, kFallocate, kWrite };
+enum class CacheAfterPrepare { kKeep, kDrop };
+enum class Msync { kSync, kAsync, kNone };
+enum class Pattern { kCycle, kRandom, kZero };
+
 struct MmapMsyncConfig {
   // Bytes each mmap() maps and each cycle fills. Default: 4 MiB.
   // REQUIRES: a multiple of the page size.
@@ -37,16 +43,16 @@ struct MmapMsyncConfig {
   int64_t regions_per_thread = 1;
   // How the file is laid out before measuring: none (ftruncate only),
   // fallocate, write (zeros written with write(), then fsync: the dd fix).
-  std::string prealloc = "none";
+  Prealloc prealloc = Prealloc::kNone;
   // keep: leave the prepared file's pages in the page cache; drop: fsync then
   // posix_fadvise(DONTNEED) so the first touches fault from disk.
-  std::string cache_after_prepare = "keep";
+  CacheAfterPrepare cache_after_prepare = CacheAfterPrepare::kKeep;
   // sync: msync(MS_SYNC); async: msync(MS_ASYNC); none: no msync (writeback
   // happens when the kernel decides).
-  std::string msync = "sync";
+  Msync msync = Msync::kSync;
   // What the fill stores: cycle (memset with a byte that changes every
   // cycle), random (64-bit pseudo-random words), zero (memset 0).
-  std::string pattern = "cycle";
+  Pattern pattern = Pattern::kCycle;
 };
 
 class MmapMsync final : public Workload {
@@ -63,15 +69,16 @@ class MmapMsync final : public Workload {
     o.Enum("prealloc", &c_.prealloc,
            "file layout before measuring: none = ftruncate only (holes), fallocate, write = "
            "zeros written then fsync (the dd fix)",
-           {"none", "fallocate", "write"});
+           {{"none", Prealloc::kNone}, {"fallocate", Prealloc::kFallocate},
+            {"write", Prealloc::kWrite}});
     o.Enum("cache_after_prepare", &c_.cache_after_prepare,
            "keep the prepared file cached, or drop it (fsync + posix_fadvise DONTNEED)",
-           {"keep", "drop"});
+           {{"keep", CacheAfterPrepare::kKeep}, {"drop", CacheAfterPrepare::kDrop}});
     o.Enum("msync", &c_.msync, "msync after each fill: sync (MS_SYNC), async (MS_ASYNC), none",
-           {"sync", "async", "none"});
+           {{"sync", Msync::kSync}, {"async", Msync::kAsync}, {"none", Msync::kNone}});
     o.Enum("pattern", &c_.pattern,
            "what a fill stores: cycle (a byte changing every cycle), random, zero",
-           {"cycle", "random", "zero"});
+           {{"cycle", Pattern::kCycle}, {"random", Pattern::kRandom}, {"zero", Pattern::kZero}});
   }
 
   std::string Validate(const RunSettings&) override {
@@ -98,13 +105,13 @@ class MmapMsync final : public Workload {
     fd_ = CheckSys(::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644), "open",
                    path_);
     CheckSys(::ftruncate(fd_, static_cast<off_t>(size)), "ftruncate", path_);
-    if (c_.prealloc == "fallocate") {
+    if (c_.prealloc == Prealloc::kFallocate) {
       CheckSys(::fallocate(fd_, 0, 0, static_cast<off_t>(size)), "fallocate", path_);
       CheckSys(::fsync(fd_), "fsync", path_);
-    } else if (c_.prealloc == "write") {
+    } else if (c_.prealloc == Prealloc::kWrite) {
       WriteZeros(ctx, size);
     }
-    if (c_.cache_after_prepare == "drop") {
+    if (c_.cache_after_prepare == CacheAfterPrepare::kDrop) {
       CheckSys(::fsync(fd_), "fsync", path_);
       // posix_fadvise returns the error instead of setting errno.
       if (int rc = ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); rc != 0) {
@@ -117,9 +124,8 @@ class MmapMsync final : public Workload {
     Recorder& rec = ctx.recorder();
     const int t = ctx.thread_index();
     const size_t len = c_.region_size;
-    const int msync_flags = c_.msync == "sync" ? MS_SYNC : MS_ASYNC;
-    const bool do_msync = c_.msync != "none";
-    const bool paced = ctx.settings().rate_per_thread > 0;
+    const int msync_flags = c_.msync == Msync::kSync ? MS_SYNC : MS_ASYNC;
+    const bool do_msync = c_.msync != Msync::kNone;
     uint64_t state = ctx.settings().seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(t) + 1;
     uint64_t cycle = 0;
     int64_t k = 0;
@@ -146,11 +152,7 @@ class MmapMsync final : public Workload {
         throw;
       }
       Timed(rec, kMunmap, 0, [&] { CheckSys(::munmap(map, len), "munmap", path_); });
-      if (paced) {
-        rec.RecordPaced(kCycle, ctx.IntendedStartNs(), cycle_start, NowNs(), len);
-      } else {
-        rec.Record(kCycle, cycle_start, NowNs(), len);
-      }
+      ctx.RecordUnit(kCycle, cycle_start, NowNs(), len);
       if (do_msync && ctx.Measuring()) bytes_synced_.fetch_add(len, std::memory_order_relaxed);
       k = (k + 1) % c_.regions_per_thread;
     }
@@ -181,18 +183,17 @@ class MmapMsync final : public Workload {
     uint64_t done = 0;
     while (done < size && !ctx.StopRequested()) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(zeros.size(), size - done));
-      const ssize_t w = ::pwrite(fd_, zeros.data(), n, static_cast<off_t>(done));
-      if (w < 0) throw SysError("write", path_, errno);
-      done += static_cast<uint64_t>(w);
+      PwriteAll(fd_, zeros.data(), n, static_cast<off_t>(done), path_);
+      done += n;
     }
     CheckSys(::fsync(fd_), "fsync", path_);
   }
 
   void Fill(void* map, size_t len, uint64_t cycle, uint64_t* state) {
     CatchSigbus("fill", path_, [&] {
-      if (c_.pattern == "zero") {
+      if (c_.pattern == Pattern::kZero) {
         std::memset(map, 0, len);
-      } else if (c_.pattern == "cycle") {
+      } else if (c_.pattern == Pattern::kCycle) {
         // Never 0: a store of the byte already there must still change it.
         std::memset(map, static_cast<int>(1 + cycle % 255), len);
       } else {

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "iomimic/io.h"
 #include "iomimic/recorder.h"
 #include "iomimic/status.h"
 #include "rrd_image.h"
@@ -13,11 +14,12 @@
 namespace iomimic::rrd_update {
 namespace {
 
-// Prints "rrd_update: <what> N/M" on stderr every 2 s once 2 s have passed.
+// Prints "rrd_update: <what> N/M" on stderr every 2 s once 2 s have passed,
+// unless --quiet.
 class Progress {
  public:
-  Progress(const char* what, uint64_t total)
-      : what_(what), total_(total), next_(NowNs() + kEvery) {}
+  Progress(const char* what, uint64_t total, bool quiet)
+      : what_(what), total_(total), next_(quiet ? UINT64_MAX : NowNs() + kEvery) {}
   ~Progress() {
     if (shown_) std::fprintf(stderr, "\n");
   }
@@ -38,18 +40,6 @@ class Progress {
   uint64_t next_;
   bool shown_ = false;
 };
-
-void WriteAll(int fd, const char* data, size_t len, const std::string& path) {
-  size_t done = 0;
-  while (done < len) {
-    const ssize_t w = ::pwrite(fd, data + done, len - done, static_cast<off_t>(done));
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw SysError("write", path, errno);
-    }
-    done += static_cast<size_t>(w);
-  }
-}
 
 }  // namespace
 
@@ -91,7 +81,7 @@ const std::string& PathBuffer::Format(uint64_t i) {
 bool CreateFiles(PrepareContext& ctx, const FileNames& names, const Layout& layout,
                  const CreateSpec& spec) {
   std::vector<char> image = FreshImage(layout, spec.step, spec.last_up);
-  Progress progress("creating files", spec.files);
+  Progress progress("creating files", spec.files, ctx.settings().quiet);
   for (uint64_t i = 0; i < spec.files; ++i) {
     if (ctx.StopRequested()) return false;
     if (i % kFilesPerDir == 0) {
@@ -103,7 +93,7 @@ bool CreateFiles(PrepareContext& ctx, const FileNames& names, const Layout& layo
     const int fd = CheckSys(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644),
                             "open", path);
     try {
-      WriteAll(fd, image.data(), image.size(), path);
+      PwriteAll(fd, image.data(), image.size(), 0, path);
     } catch (...) {
       ::close(fd);
       throw;

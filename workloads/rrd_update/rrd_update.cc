@@ -180,9 +180,9 @@ class RrdUpdate final : public Workload {
     if (!CreateFiles(ctx, names_, layout_, spec)) return;
     prepared_ = true;
     if (c_.cache == "drop") {
-      std::fprintf(stderr,
-                   "rrd_update: cache=drop: sync; echo 3 > /proc/sys/vm/drop_caches before "
-                   "each pass (the whole machine's page cache, dentries and inodes)\n");
+      ctx.Info(
+          "rrd_update: cache=drop: sync; echo 3 > /proc/sys/vm/drop_caches before each pass "
+          "(the whole machine's page cache, dentries and inodes)");
     }
     EmptyCache();
   }
@@ -265,7 +265,6 @@ class RrdUpdate final : public Workload {
     const uint64_t t = static_cast<uint64_t>(ctx.thread_index());
     const uint64_t stride = static_cast<uint64_t>(threads_);
     const uint64_t passes = static_cast<uint64_t>(c_.passes);
-    const bool paced = ctx.settings().rate_per_thread > 0;
     ThreadSlot& slot = slots_[t];
     Updater updater(AccessOf(c_.access), layout_);
     PathBuffer paths(names_);
@@ -288,11 +287,7 @@ class RrdUpdate final : public Workload {
         const uint64_t end = NowNs();
         const uint64_t bytes = slot.pass_tally.app_read_bytes - before.app_read_bytes +
                                slot.pass_tally.app_write_bytes - before.app_write_bytes;
-        if (paced) {
-          rec.RecordPaced(kUpdate, ctx.IntendedStartNs(), start, end, bytes);
-        } else {
-          rec.Record(kUpdate, start, end, bytes);
-        }
+        ctx.RecordUnit(kUpdate, start, end, bytes);
         ++slot.pass_updates;
         ++slot.total_updates;
       }

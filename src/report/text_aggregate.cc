@@ -1,0 +1,73 @@
+// --repeat and --sweep tables: a performance engineer reads the median and
+// the spread of several runs, not one run's figure, on a noisy machine.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "report/text_run.h"
+#include "util/units.h"
+
+namespace iomimic::report {
+namespace {
+
+bool IsNs(const std::string& k) { return k.size() > 3 && k.compare(k.size() - 3, 3, "_ns") == 0; }
+
+std::string Show(const std::string& figure, double x) {
+  return IsNs(figure) ? FormatLatency(static_cast<uint64_t>(x)) : fmt::format("{:.4g}", x);
+}
+
+// Figures in name order, as these tables have always listed them.
+std::vector<std::string> Sorted(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+std::string RenderRepeatsText(const result::RepeatsSummary& repeats) {
+  std::string out = fmt::format("\nover {} runs: median [min - max] (spread)\n", repeats.count());
+  std::vector<std::string> names;
+  for (const result::Aggregate& a : repeats.summary) names.push_back(a.figure);
+  for (const std::string& k : Sorted(names)) {
+    const result::Aggregate& a = *repeats.Find(k);
+    out += fmt::format("  {:<34} {:>10} [{} - {}] ({:.1f}%)\n", k, Show(k, a.median),
+                       Show(k, a.min), Show(k, a.max), a.spread_pct);
+  }
+  return out;
+}
+
+std::string RenderSweepText(const result::SweepSummary& sweep) {
+  std::string out = fmt::format(
+      "\nsweep of {}: median of each value's runs (spread = (max - min) / median)\n", sweep.name);
+  constexpr int kWidth = 20;
+  out += fmt::format("  {:<34}", "");
+  for (const auto& p : sweep.points) out += fmt::format(" {:>{}}", p.value, kWidth);
+  out += fmt::format("\n  {:<34}", "status (runs)");
+  for (const auto& p : sweep.points) {
+    out += fmt::format(" {:>{}}", fmt::format("{} ({})", p.status, p.repeats.count()), kWidth);
+  }
+  out += "\n";
+  // Each point's figures in name order, first-seen across the points.
+  std::vector<std::string> names;
+  for (const auto& p : sweep.points) {
+    std::vector<std::string> mine;
+    for (const result::Aggregate& a : p.repeats.summary) mine.push_back(a.figure);
+    for (const std::string& k : Sorted(mine)) {
+      if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
+    }
+  }
+  for (const std::string& k : names) {
+    out += fmt::format("  {:<34}", k);
+    for (const auto& p : sweep.points) {
+      std::string cell = "-";
+      if (const result::Aggregate* a = p.repeats.Find(k)) {
+        cell = fmt::format("{} ({:.0f}%)", Show(k, a->median), a->spread_pct);
+      }
+      out += fmt::format(" {:>{}}", cell, kWidth);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace iomimic::report

@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,16 @@ class Workload {
   virtual std::vector<ExtraTarget> ExtraTargets() const { return {}; }
   // Bytes the run will allocate at most on the target filesystem.
   virtual uint64_t Footprint(const RunSettings& settings) const = 0;
+  // For files that grow with run time (appends), whose Footprint() for a
+  // time-bound run is only a worst case: the part known before the run
+  // (files laid out in prepare, preallocation). When a run is bounded by
+  // time, not by --ops, the engine checks only this part up front, then
+  // guards the free space while measuring and stops the run cleanly
+  // (stop_reason "min_free") before the target falls below --min_free.
+  // Default: none (the whole Footprint() is checked, no guard).
+  virtual std::optional<uint64_t> KnownFootprint(const RunSettings&) const {
+    return std::nullopt;
+  }
   // The op classes this module records; OpId is the index in this list.
   virtual std::vector<std::string> OpNames() const = 0;
   // True when RunWorker() ends by itself once its work is done (a number of

@@ -23,7 +23,7 @@ constexpr const char* kUsage =
     "       iomimic run [MODULE|PROFILE.ini] [options]\n"
     "                                             run a workload (none: the default one)\n"
     "       iomimic run --help                    the engine's options\n"
-    "       iomimic clean --target DIR [--dry-run]\n"
+    "       iomimic clean [--target DIR]... [--dry-run]\n"
     "                                             remove what killed runs left, restore\n"
     "                                             their --tune settings\n"
     "       iomimic disk up|down|list|models     an emulated slow disk (iomimic disk --help)\n"
@@ -46,9 +46,11 @@ int Main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   // A closed standard descriptor would be reused by the first file the run
   // opens, and messages would land in it: hold 0-2 open on /dev/null.
+  // stdout read-only: a report printed to a closed stdout is lost, and its
+  // write fails (exit 1) instead of vanishing.
   for (int fd = 0; fd <= 2; ++fd) {
     if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
-      const int null_fd = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+      const int null_fd = ::open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
       if (null_fd >= 0 && null_fd != fd) {
         ::dup2(null_fd, fd);
         ::close(null_fd);

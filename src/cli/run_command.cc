@@ -4,14 +4,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "cli/output_checks.h"
 #include "cli/run_options.h"
 #include "cli/sweep_plan.h"
 #include "engine/engine.h"
 #include "engine/signal_watcher.h"
+#include "engine/tunings.h"
 #include "iomimic/status.h"
 #include "report/reporters.h"
 #include "util/stderr_line.h"
@@ -63,10 +66,15 @@ std::vector<result::RunResult> RunRepeats(const RunPlan& plan, engine::StopSourc
 // first one runs: a refusal at point 3 must not come after points 1 and 2
 // have written files.
 void CheckSweep(const SweepPlan& sweep, engine::StopSource* stop) {
+  std::map<std::string, std::string> kept;  // each tuned value the kernel keeps, once
   for (const SweepPoint& point : sweep.points) {
     std::unique_ptr<Workload> workload = MakeWorkload(point.plan);
     try {
-      engine::Engine(point.plan.engine, stop).Check(point.plan.module_name, *workload);
+      const auto checked =
+          engine::Engine(point.plan.engine, stop).Check(point.plan.module_name, *workload);
+      if (engine::IsTunable(sweep.name)) {
+        engine::TrySweepPoint(checked.tunings, checked.target, sweep.name, &kept);
+      }
     } catch (const UsageError& e) {
       throw UsageError(fmt::format("--sweep {}={}: {}", sweep.name, point.value, e.what()));
     }
@@ -107,7 +115,8 @@ std::vector<result::SweepPointRuns> RunPoints(const SweepPlan& sweep, const CliC
 void AnnounceRun(const RunPlan& plan, const SweepPlan& sweep) {
   if (plan.cli.quiet) return;
   PrintErr("iomimic: running {}{} under {}{}{}\n", plan.module_name,
-           plan.default_run ? " (the built-in default workload)" : "", plan.engine.target,
+           plan.default_run ? " (the built-in default workload)" : "",
+           Printable(plan.engine.target),
            plan.cli.repeat > 1 ? fmt::format(", {} times", plan.cli.repeat) : "",
            sweep.name.empty() ? ""
                               : fmt::format(" for each of {} values of {}", sweep.points.size(),
@@ -133,7 +142,7 @@ report::ReportSet Summarize(const std::vector<result::SweepPointRuns>& points,
 }
 
 // Writes the files asked for and prints stdout's view. False when a file
-// could not be written (said on stderr).
+// could not be written, or stdout lost the report (said on stderr).
 bool Output(const report::ReportSet& set, const CliConfig& cli) {
   bool written = true;
   if (!cli.output.empty()) {
@@ -144,8 +153,8 @@ bool Output(const report::ReportSet& set, const CliConfig& cli) {
     written &= WriteOrSay(cli.series_output, report::Render("series_csv", set), "series");
   }
   if (cli.format != "none") fmt::print("{}", report::Render(cli.format, set));
-  std::fflush(stdout);
-  return written;
+  const bool printed = FinishStdout();  // text and CSV are buffered: a loss shows here
+  return written && printed;
 }
 
 }  // namespace
@@ -174,7 +183,7 @@ int RunCommand(const std::vector<std::string>& args, const std::string& command_
   const result::RunResult& last = *set.run;
   if (last.error && !cli.quiet) {
     PrintErr("iomimic: run failed in {}: {} {}: {}\n", last.error->phase, last.error->op,
-             last.error->path, last.error->message);
+             Printable(last.error->path), last.error->message);
   }
   const bool complete = std::all_of(points.begin(), points.end(), [](const auto& p) {
     return !p.runs.empty() && p.runs.back().status == result::RunStatus::kComplete;

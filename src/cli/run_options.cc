@@ -19,8 +19,10 @@
 #include <fmt/format.h>
 
 #include "cli/cli.h"
+#include "cli/output_checks.h"
 #include "iomimic/registry.h"
 #include "iomimic/status.h"
+#include "util/profile_text.h"
 
 namespace po = boost::program_options;
 
@@ -88,21 +90,6 @@ std::string Decode(std::string s) {
   return s;
 }
 
-// Profiles are small; a huge file is a mistake, not a profile.
-constexpr size_t kMaxProfileBytes = 1 << 20;
-
-std::string ReadProfile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot read profile '{}'", path));
-  std::string text(kMaxProfileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxProfileBytes) {
-    throw UsageError(fmt::format("profile '{}' is larger than 1 MiB", path));
-  }
-  return text;
-}
-
 result::ResolvedConfig::Section Resolved(const std::string& name, const OptionSet& set) {
   result::ResolvedConfig::Section section{name, {}};
   for (const OptionSpec& spec : set.specs()) section.options.emplace_back(spec.name, spec.current());
@@ -129,32 +116,46 @@ std::string RunHelpText() {
   return out;
 }
 
-RunPlan ParseRunArgs(const std::vector<std::string>& args) {
-  RunPlan plan;
-  OptionSet engine_options("");
-  engine::DeclareEngineOptions(engine_options, &plan.engine);
-  OptionSet cli_options("");
-  DeclareCliOptions(cli_options, &plan.cli);
+namespace {
 
+// Every option of the engine, the command and every registered module, as
+// Boost.Program_options descriptions for the command line and for profiles.
+struct Parser {
+  OptionSet engine_options{""};
+  OptionSet cli_options{""};
   std::map<std::string, ModuleOptions> modules;
-  for (const WorkloadInfo* info : Registry::Get().All()) {
-    ModuleOptions m{info->make(), std::make_unique<OptionSet>(info->name)};
-    m.workload->DeclareOptions(*m.options);
-    modules.emplace(info->name, std::move(m));
+  po::options_description file_desc, cli_desc;
+
+  explicit Parser(RunPlan* plan) {
+    engine::DeclareEngineOptions(engine_options, &plan->engine);
+    DeclareCliOptions(cli_options, &plan->cli);
+    for (const WorkloadInfo* info : Registry::Get().All()) {
+      ModuleOptions m{info->make(), std::make_unique<OptionSet>(info->name)};
+      m.workload->DeclareOptions(*m.options);
+      modules.emplace(info->name, std::move(m));
+    }
+    po::options_description desc;
+    AddToDescription(engine_options, &desc);
+    AddToDescription(cli_options, &desc);
+    for (const auto& [name, m] : modules) AddToDescription(*m.options, &desc);
+    file_desc.add(desc);
+    file_desc.add_options()("module", po::value<std::string>(), "the module a profile runs");
+    cli_desc.add(desc);
+    cli_desc.add_options()("workload", po::value<std::string>(), "module or profile")(
+        "help,h", "this help");
   }
 
-  po::options_description desc;
-  AddToDescription(engine_options, &desc);
-  AddToDescription(cli_options, &desc);
-  for (const auto& [name, m] : modules) AddToDescription(*m.options, &desc);
-  po::options_description file_desc = desc;
-  file_desc.add_options()("module", po::value<std::string>(), "the module a profile runs");
-  po::options_description cli_desc = desc;
-  cli_desc.add_options()("workload", po::value<std::string>(), "module or profile")(
-      "help,h", "this help");
+  po::variables_map ParseCommandLine(const std::vector<std::string>& args) const;
+  void LoadProfile(const std::string& workload_arg, RunPlan* plan, po::variables_map* vm) const;
+  const ModuleOptions& ResolveModule(const std::string& workload_arg, const po::variables_map& vm,
+                                     RunPlan* plan) const;
+  void ApplyValues(const po::variables_map& vm, const OptionSet& module_options,
+                   RunPlan* plan) const;
+};
+
+po::variables_map Parser::ParseCommandLine(const std::vector<std::string>& args) const {
   po::positional_options_description positional;
   positional.add("workload", 1);
-
   std::vector<std::string> encoded_args;
   for (const auto& a : args) encoded_args.push_back(Encode(a, "an argument"));
   po::variables_map vm;
@@ -170,43 +171,51 @@ RunPlan ParseRunArgs(const std::vector<std::string>& args) {
   } catch (const po::error& e) {
     throw UsageError(Decode(e.what()));
   }
-  if (vm.count("help")) {
-    plan.help = true;
-    return plan;
-  }
+  return vm;
+}
 
-  const std::string workload_arg =
-      vm.count("workload") ? Decode(vm["workload"].as<std::string>()) : "";
+// The built-in default profile without a workload, the profile file when
+// the workload names one; the command line's values, stored first, win.
+void Parser::LoadProfile(const std::string& workload_arg, RunPlan* plan,
+                         po::variables_map* vm) const {
   try {
     if (workload_arg.empty()) {
-      plan.default_run = true;
+      plan->default_run = true;
       std::istringstream in(kDefaultProfile);
-      po::store(po::parse_config_file(in, file_desc, false), vm);
+      po::store(po::parse_config_file(in, file_desc, false), *vm);
     } else if (LooksLikeProfile(workload_arg)) {
-      plan.profile = workload_arg;
-      std::istringstream in(Encode(ReadProfile(plan.profile), "the profile"));
-      po::store(po::parse_config_file(in, file_desc, false), vm);
+      plan->profile = workload_arg;
+      std::istringstream in(Encode(ReadProfileText(plan->profile), "the profile"));
+      po::store(po::parse_config_file(in, file_desc, false), *vm);
     }
   } catch (const po::error& e) {
     throw UsageError(fmt::format("profile '{}': {}",
-                                 plan.default_run ? "built-in default" : plan.profile,
+                                 plan->default_run ? "built-in default" : plan->profile,
                                  Decode(e.what())));
   }
+}
 
-  plan.module_name = workload_arg;
-  if (plan.default_run || !plan.profile.empty()) {
+const ModuleOptions& Parser::ResolveModule(const std::string& workload_arg,
+                                           const po::variables_map& vm, RunPlan* plan) const {
+  plan->module_name = workload_arg;
+  if (plan->default_run || !plan->profile.empty()) {
     if (!vm.count("module")) {
       throw UsageError(fmt::format("profile '{}' does not say which module it runs (module = NAME)",
-                                   plan.profile));
+                                   plan->profile));
     }
-    plan.module_name = Decode(vm["module"].as<std::string>());
+    plan->module_name = Decode(vm["module"].as<std::string>());
   }
-  auto found = modules.find(plan.module_name);
+  auto found = modules.find(plan->module_name);
   if (found == modules.end()) {
-    throw UsageError(fmt::format("unknown module '{}' (see 'iomimic list')", plan.module_name));
+    throw UsageError(fmt::format("unknown module '{}' (see 'iomimic list')", plan->module_name));
   }
-  const OptionSet& module_options = *found->second.options;
+  return found->second;
+}
 
+// Each value to the OptionSet that owns it; another module's option is
+// refused by name.
+void Parser::ApplyValues(const po::variables_map& vm, const OptionSet& module_options,
+                         RunPlan* plan) const {
   for (const auto& [key, value] : vm) {
     if (key == "workload" || key == "module") continue;
     const std::string text = Decode(value.as<std::string>());
@@ -220,53 +229,41 @@ RunPlan ParseRunArgs(const std::vector<std::string>& args) {
       continue;
     }
     const std::string section = key.substr(0, dot);
-    if (section != plan.module_name) {
+    if (section != plan->module_name) {
       throw UsageError(fmt::format("option '{}' belongs to module {}, but this run is {}", key,
-                                   section, plan.module_name));
+                                   section, plan->module_name));
     }
     module_options.Apply(key.substr(dot + 1), text);
-    plan.module_values.emplace_back(key.substr(dot + 1), text);
+    plan->module_values.emplace_back(key.substr(dot + 1), text);
   }
+}
 
-  // A report that could not be written at the end would lose the run.
-  for (const auto& [name, path] : {std::pair<const char*, const std::string&>{"output", plan.cli.output},
-                                   {"series_output", plan.cli.series_output}}) {
-    if (path.empty()) continue;
-    const size_t slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-      throw UsageError(fmt::format("invalid value '{}' for option '{}': directory '{}' is not "
-                                   "writable: {}",
-                                   path, name, dir, std::strerror(errno)));
-    }
-    // The report is renamed into place: that would replace a device
-    // (/dev/null), a symbolic link (/dev/stdout) or fail on a directory
-    // after the whole run.
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-      throw UsageError(fmt::format(
-          "invalid value '{}' for option '{}': it exists and is not a regular file (a {}); the "
-          "report is written to a new file and renamed over it. Give a file name, or "
-          "--format=json for standard output",
-          path, name,
-          S_ISDIR(st.st_mode)   ? "directory"
-          : S_ISLNK(st.st_mode) ? "symbolic link"
-                                : "device, pipe or socket"));
-    }
+}  // namespace
+
+RunPlan ParseRunArgs(const std::vector<std::string>& args) {
+  RunPlan plan;
+  const Parser parser(&plan);
+  po::variables_map vm = parser.ParseCommandLine(args);
+  if (vm.count("help")) {
+    plan.help = true;
+    return plan;
   }
-  if (!plan.cli.output.empty() && plan.cli.output == plan.cli.series_output) {
-    throw UsageError(fmt::format("invalid value '{}' for option 'series_output': it is also "
-                                 "--output; the series would overwrite the report",
-                                 plan.cli.series_output));
-  }
+  const std::string workload_arg =
+      vm.count("workload") ? Decode(vm["workload"].as<std::string>()) : "";
+  parser.LoadProfile(workload_arg, &plan, &vm);
+  const ModuleOptions& module = parser.ResolveModule(workload_arg, vm, &plan);
+  parser.ApplyValues(vm, *module.options, &plan);
+  CheckReportPaths(plan);
+  CheckOutputs(plan);
 
   // A module whose work has an end (passes, a build) runs to it unless the
   // user bounded the run.
-  if (found->second.workload->RunsToCompletion() && !vm.count("duration")) {
+  if (module.workload->RunsToCompletion() && !vm.count("duration")) {
     plan.engine.duration_ns = 0;
   }
-  plan.config.sections = {Resolved("run", engine_options), Resolved("report", cli_options),
-                          Resolved(plan.module_name, module_options)};
+  plan.config.sections = {Resolved("run", parser.engine_options),
+                          Resolved("report", parser.cli_options),
+                          Resolved(plan.module_name, *module.options)};
   plan.config.profile = plan.profile;
   return plan;
 }

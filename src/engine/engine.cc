@@ -124,9 +124,13 @@ Engine::Checked Engine::Check(const std::string& module_name, Workload& workload
         "end, which a warmup would consume unmeasured)",
         module_name));
   }
-  c.target =
-      CheckTarget(config_.target, config_.space_check ? workload.Footprint(c.settings) : 0,
-                  config_.space_check ? config_.min_free : 0);
+  // Appends bounded by time: a worst-case estimate would refuse ordinary
+  // runs, so only the known part is checked and the rest is guarded.
+  const std::optional<uint64_t> known = workload.KnownFootprint(c.settings);
+  c.guard_free_space = config_.space_check && known && c.settings.ops == 0;
+  const uint64_t footprint = c.guard_free_space ? *known : workload.Footprint(c.settings);
+  c.target = CheckTarget(config_.target, config_.space_check ? footprint : 0,
+                         config_.space_check ? config_.min_free : 0);
   c.extras = workload.ExtraTargets();
   for (const ExtraTarget& e : c.extras) {
     try {
@@ -168,6 +172,7 @@ RunResult Engine::Run(const std::string& module_name, Workload& workload) {
   state.shared.stop = stop_;
   state.shared.settings = checked.settings;
   state.shared.bursts = {config_.burst_on_ns, config_.burst_off_ns};
+  state.guard_free_space = checked.guard_free_space;
 
   // From here on every change is undone, whatever happens. A value the
   // kernel refuses is the last refusal (Apply undoes the others first).
@@ -226,7 +231,7 @@ bool Engine::CreateRunDirs(const std::string& module_name, const Checked& checke
   state->marker.started_at = state->result.started_at;
   state->marker.module = module_name;
   const RunMarker extra_marker = state->marker;
-  state->marker.tunings = state->tunings.Journal();
+  // (The settings are in the journal of the state directory, not here.)
   try {
     WriteRunMarker(shared.run_dir, state->marker);
     for (size_t i = 0; i < checked.extras.size(); ++i) {
@@ -254,7 +259,7 @@ void Engine::FindDevices(const std::vector<ExtraTarget>& extras, RunState* state
         return;
       }
     }
-    state->devices.push_back({name, {role}, {}, {}});
+    state->devices.push_back({name, {role}, {}, {}, {}});
   };
   add_device(state->shared.run_dir, "target");
   for (size_t i = 0; i < state->shared.extra_dirs.size(); ++i) {
@@ -267,7 +272,7 @@ void Engine::FindDevices(const std::vector<ExtraTarget>& extras, RunState* state
 void Engine::PrepareFiles(Workload& workload, RunState* state) const {
   Shared& shared = state->shared;
   if (shared.error) return;
-  Announce(fmt::format("prepare: creating the files in {}", shared.run_dir));
+  Announce(fmt::format("prepare: creating the files in {}", Printable(shared.run_dir)));
   try {
     Prep prep(&shared);
     workload.Prepare(prep);
@@ -284,7 +289,7 @@ void Engine::Cleanup(RunState* state) const {
   result.run_dir_kept = config_.keep;
   if (!config_.keep) {
     stop_->EnterPhase("cleanup");
-    Announce(fmt::format("cleanup: removing {}", fmt::join(state->created, ", ")));
+    Announce(Printable(fmt::format("cleanup: removing {}", fmt::join(state->created, ", "))));
     for (const std::string& dir : state->created) {
       try {
         RemoveRunDir(dir);
@@ -325,6 +330,11 @@ void Engine::Restore(RunState* state) const {
 void Engine::Conclude(RunState* state) const {
   RunResult& result = state->result;
   if (state->shared.error) result.error = state->shared.error;
+  if (result.error && state->measured) {
+    result.stop_reason = "error";
+  } else if (stop_->signal() != 0 && state->measured) {
+    result.stop_reason = "signal";
+  }
   result.signal = stop_->signal();
   result.interrupted_in = stop_->signal_phase();
   if (result.error) {

@@ -43,6 +43,9 @@ struct EngineConfig {
   // A live progress line on stderr (the CLI decides: a terminal, not --quiet).
   bool progress = false;
   bool quiet = false;
+  // Dirty data when the workers finish: after | measure | none (see
+  // DeclareEngineOptions). Default: after, the measured phase unchanged.
+  std::string writeback = "after";
   // Keep the run directory afterwards.
   bool keep = false;
   // Seed for the module's random choices.
@@ -74,6 +77,9 @@ class Engine {
     std::vector<ExtraTarget> extras;
     std::vector<std::string> extra_canonical;
     std::vector<TuningRequest> tunings;
+    // Only the module's KnownFootprint() was checked up front: the free
+    // space is guarded while measuring.
+    bool guard_free_space = false;
   };
   Checked Check(const std::string& module_name, Workload& workload) const;
 

@@ -40,10 +40,16 @@ void DeclareEngineOptions(OptionSet& options, EngineConfig* config) {
                    "time series interval (throughput, latency percentiles, device, CPU per "
                    "interval); 0 = none",
                    0, 3600ull * 1000000000);
+  options.Enum("writeback", &config->writeback,
+               "dirty data left when the workers finish: after = syncfs every filesystem the "
+               "run wrote once the measured phase ends, timed apart, device counters also "
+               "reported with it; measure = that syncfs inside the measured phase; none",
+               {"after", "measure", "none"});
   options.Flag("keep", &config->keep, "keep the run directory and its files afterwards");
   options.Integer("seed", &config->seed, "seed for the module's random choices", 0);
   options.Size("min_free", &config->min_free,
-               "free space that must remain on the target after the run's estimated footprint");
+               "free space that must remain on the target after the run's estimated footprint "
+               "(a run of appends bounded by time is stopped before it would go below it)");
   options.Flag("space_check", &config->space_check,
                "refuse a run whose footprint + min_free exceeds the free space; false only to "
                "reproduce a full filesystem on purpose");

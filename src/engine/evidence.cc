@@ -14,6 +14,38 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// Each device's counters from the start of the measured phase to `end`
+// (the end of the phase, or of the write-back). Application bytes are
+// attributed to the target's device only: a module spreading over devices
+// reports its own split.
+void DeviceDeltas(const RunState& state, probes::DiskCounters DeviceUse::*end,
+                  std::optional<result::DeviceDelta>* target,
+                  std::vector<result::DeviceDelta>* all) {
+  const RunResult& result = state.result;
+  for (const DeviceUse& d : state.devices) {
+    if (!d.before.valid || !(d.*end).valid) continue;
+    const bool primary = d.name == state.primary_device;
+    std::optional<result::DeviceDelta> delta =
+        probes::DiskDelta(d.name, d.before, d.*end, primary ? result.app_read_bytes : 0,
+                          primary ? result.app_write_bytes : 0);
+    if (!delta) continue;
+    delta->roles = d.roles;
+    if (primary) *target = delta;
+    all->push_back(std::move(*delta));
+  }
+}
+
+// With --writeback=after: the devices up to the end of the write-back.
+void WritebackEvidence(RunState* state) {
+  if (!state->writeback) return;
+  RunResult& result = state->result;
+  result.writeback = std::move(state->writeback);
+  state->writeback.reset();
+  if (result.writeback->mode != "after") return;
+  DeviceDeltas(*state, &DeviceUse::after_writeback, &result.writeback->device,
+               &result.writeback->devices);
+}
+
 }  // namespace
 
 void CounterEvidence(Workload& workload, RunState* state) {
@@ -24,19 +56,7 @@ void CounterEvidence(Workload& workload, RunState* state) {
     if (Contains(reads, op.name)) result.app_read_bytes += op.bytes;
     if (Contains(writes, op.name)) result.app_write_bytes += op.bytes;
   }
-  for (const DeviceUse& d : state->devices) {
-    if (!d.before.valid || !d.after.valid) continue;
-    // Application bytes are attributed to the target's device only: a
-    // module spreading over devices reports its own split.
-    const bool primary = d.name == state->primary_device;
-    std::optional<result::DeviceDelta> delta =
-        probes::DiskDelta(d.name, d.before, d.after, primary ? result.app_read_bytes : 0,
-                          primary ? result.app_write_bytes : 0);
-    if (!delta) continue;
-    delta->roles = d.roles;
-    if (primary) result.device = delta;
-    result.devices.push_back(std::move(*delta));
-  }
+  DeviceDeltas(*state, &DeviceUse::after, &result.device, &result.devices);
   const Snapshot& before = state->before;
   const Snapshot& after = state->after;
   if (before.vm.valid && after.vm.valid) result.vmstat = probes::VmStatDelta(before.vm, after.vm);
@@ -44,6 +64,10 @@ void CounterEvidence(Workload& workload, RunState* state) {
     result.cpu = probes::CpuDelta(before.cpu, after.cpu);
     result.cpu->gauges = state->gauges;
   }
+  if (before.process.valid && after.process.valid) {
+    result.process = probes::ProcessDelta(before.process, after.process);
+  }
+  WritebackEvidence(state);
 }
 
 void FileEvidence(Workload& workload, RunState* state) {

@@ -1,5 +1,10 @@
 #include "engine/measure_phase.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <latch>
@@ -53,7 +58,63 @@ class GaugeSampler {
 
 Snapshot TakeSnapshot(std::vector<DeviceUse>* devices, bool after) {
   for (DeviceUse& d : *devices) (after ? d.after : d.before) = probes::ReadDiskCounters(d.name);
-  return {probes::ReadVmStat(), probes::ReadCpuTimes()};
+  return {probes::ReadVmStat(), probes::ReadCpuTimes(), probes::ReadProcessCounters()};
+}
+
+// A time-bound run of appends is checked up front only for its known
+// footprint (Workload::KnownFootprint): while it measures, the free space
+// of each filesystem it writes is read often enough that the next period's
+// writes, at the last period's pace, cannot take it below --min_free.
+constexpr auto kFreeSpacePeriod = std::chrono::milliseconds(20);
+
+class FreeSpaceGuard {
+ public:
+  FreeSpaceGuard(const std::vector<std::string>& dirs, uint64_t min_free) : min_free_(min_free) {
+    for (const std::string& d : dirs) dirs_.push_back({d, Available(d), 0});
+  }
+  // True when a filesystem would fall below the margin within one period.
+  bool Exhausted() {
+    for (Dir& d : dirs_) {
+      const uint64_t now = Available(d.path);
+      const uint64_t used = d.last > now ? d.last - now : 0;
+      d.last = now;
+      d.pace = std::max(d.pace, used);
+      if (now < min_free_ || now - min_free_ < d.pace) return true;
+    }
+    return false;
+  }
+
+ private:
+  struct Dir {
+    std::string path;
+    uint64_t last, pace;  // available bytes at the last read; most used in a period
+  };
+  static uint64_t Available(const std::string& dir) {
+    struct statvfs v {};
+    if (::statvfs(dir.c_str(), &v) != 0) return UINT64_MAX;  // no figure: no stop
+    return static_cast<uint64_t>(v.f_bavail) * v.f_frsize;
+  }
+  uint64_t min_free_;
+  std::vector<Dir> dirs_;
+};
+
+// syncfs of every filesystem the run wrote (one call per filesystem):
+// what the workers left dirty, written back. Throws SysError.
+void SyncWrittenFilesystems(const std::vector<std::string>& dirs) {
+  std::vector<dev_t> done;
+  for (const std::string& dir : dirs) {
+    const int fd = CheckSys(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), "open", dir);
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && std::find(done.begin(), done.end(), st.st_dev) != done.end()) {
+      ::close(fd);
+      continue;
+    }
+    done.push_back(st.st_dev);
+    const int rc = ::syncfs(fd);
+    const int err = errno;
+    ::close(fd);
+    if (rc != 0) throw SysError("syncfs", dir, err);
+  }
 }
 
 // The workers of one run, started behind a latch that the main thread
@@ -118,12 +179,19 @@ class MeasureLoop {
   }
   void StartAndWarmUp(WorkerPool* pool);
   void WaitForTheEnd(std::optional<IntervalSeries>* series);
+  void WriteBack(bool in_measure);
+  // Why the workers ran out of work: their op limit, or the module's end.
+  const char* EndReason() const {
+    if (!AllFinished()) return "duration";
+    return config_.ops != 0 ? "ops" : "work_done";
+  }
   void Collect(const WorkerPool& pool);
 
   const EngineConfig& config_;
   StopSource* stop_;
   RunState* state_;
   bool ticking_ = false;
+  uint64_t writeback_end_ns_ = 0;  // with --writeback=measure
 };
 
 void MeasureLoop::StartAndWarmUp(WorkerPool* pool) {
@@ -149,13 +217,26 @@ void MeasureLoop::WaitForTheEnd(std::optional<IntervalSeries>* series) {
                             : now + std::chrono::nanoseconds(config_.duration_ns);
   auto next_tick = now + std::chrono::nanoseconds(tick_ns);
   auto next_sample = now + kGaugeSamplePeriod;
+  auto next_guard = state_->guard_free_space ? now + kFreeSpacePeriod : Clock::time_point::max();
+  FreeSpaceGuard guard(state_->created, config_.min_free);
   bool first_close = true;
   GaugeSampler gauges;
   for (;;) {
-    auto wake = std::min(deadline, next_sample);
+    auto wake = std::min({deadline, next_sample, next_guard});
     if (ticking_) wake = std::min(wake, next_tick);
     stop_->WaitUntil(wake, [this] { return AllFinished(); });
-    if (stop_->stop_requested() || AllFinished() || Clock::now() >= deadline) break;
+    if (stop_->stop_requested() || AllFinished() || Clock::now() >= deadline) {
+      // A signal or an error: Conclude() names it.
+      if (!stop_->stop_requested()) state_->result.stop_reason = EndReason();
+      break;
+    }
+    if (Clock::now() >= next_guard) {
+      if (guard.Exhausted()) {
+        state_->result.stop_reason = "min_free";
+        break;
+      }
+      next_guard += kFreeSpacePeriod;
+    }
     if (Clock::now() >= next_sample) {
       gauges.Sample();
       next_sample += kGaugeSamplePeriod;
@@ -173,10 +254,35 @@ void MeasureLoop::WaitForTheEnd(std::optional<IntervalSeries>* series) {
   state_->gauges = gauges.Summary();
 }
 
+// --writeback: after a run that ended well (an error or a signal leaves
+// nothing worth timing), syncfs what the run wrote. Inside the measured
+// phase (measure) the last worker's finish moves to its end; after it, the
+// devices are read again for the deltas including the write-back.
+void MeasureLoop::WriteBack(bool in_measure) {
+  result::WritebackReport report;
+  report.mode = config_.writeback;
+  if (config_.writeback != "none" && !state_->shared.error && stop_->signal() == 0) {
+    const uint64_t start = NowNs();
+    try {
+      SyncWrittenFilesystems(state_->created);
+    } catch (...) {
+      state_->shared.Fail(ErrorFrom(std::current_exception(), "writeback",
+                                    state_->shared.run_dir, state_->result.work_units));
+    }
+    const uint64_t end = NowNs();
+    report.seconds = static_cast<double>(end - start) / 1e9;
+    if (in_measure) writeback_end_ns_ = end;
+    if (!in_measure) {
+      for (DeviceUse& d : state_->devices) d.after_writeback = probes::ReadDiskCounters(d.name);
+    }
+  }
+  state_->writeback = std::move(report);
+}
+
 void MeasureLoop::Collect(const WorkerPool& pool) {
   RunResult& result = state_->result;
   const uint64_t measure_start_ns = state_->shared.measure_start_ns.load();
-  uint64_t last_finish = measure_start_ns;
+  uint64_t last_finish = std::max(measure_start_ns, writeback_end_ns_);
   std::vector<const stats::ThreadRecorder*> recorders;
   for (const auto& w : pool.workers()) {
     last_finish = std::max(last_finish, w->finish_ns());
@@ -202,10 +308,12 @@ void MeasureLoop::Run(Workload& workload) {
   WaitForTheEnd(&series);
   stop_->RequestStop();
   pool.Join();
+  if (config_.writeback == "measure") WriteBack(/*in_measure=*/true);
   stop_->EnterPhase("report");
   state_->after = TakeSnapshot(&state_->devices, true);
   state_->result.disk_model =
       disk::DiskModelSection(state_->disk_before, disk::ReadDiskStats(config_.target));
+  if (config_.writeback != "measure") WriteBack(/*in_measure=*/false);
   if (series) {
     series->Close(NowNs());
     if (config_.progress) PrintErr("\r{}\n", series->ProgressLine(NowNs()));

@@ -8,6 +8,7 @@
 
 #include "iomimic/status.h"
 #include "platform/sysfs.h"
+#include "util/atomic_file.h"
 
 namespace iomimic::engine {
 namespace {
@@ -33,23 +34,10 @@ void WriteRunMarker(const std::string& run_dir, const RunMarker& marker) {
                             {"tunings", marker.tunings},
                             {"kept", marker.kept}};
   const std::string text = j.dump(1) + "\n";
-  const std::string path = run_dir + "/" + kRunMarkerName;
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) throw SysError("open", tmp, errno);
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) {
-      const int err = errno;
-      ::close(fd);
-      throw SysError("write", tmp, err);
-    }
-    done += static_cast<size_t>(w);
-  }
-  if (::close(fd) != 0) throw SysError("close", tmp, errno);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) throw SysError("rename", path, errno);
+  // Whole or absent, fsynced with its directory (a marker found empty
+  // after a crash would make clean leave the directory), and never through
+  // a name planted in advance.
+  WriteFileAtomically(run_dir + "/" + kRunMarkerName, text, 0600);
 }
 
 std::optional<RunMarker> ReadRunMarker(const std::string& run_dir) {

@@ -33,8 +33,8 @@ struct RunMarker {
 // This process's marker (pid, boot id), to fill in.
 RunMarker MarkerOfThisProcess();
 
-// Writes RUN_DIR/.iomimic-run through a temporary file and a rename: a
-// marker is whole or absent. Throws SysError.
+// Writes RUN_DIR/.iomimic-run atomically (util/atomic_file.h: whole or
+// absent, fsynced with its directory, mode 0600). Throws SysError.
 void WriteRunMarker(const std::string& run_dir, const RunMarker& marker);
 
 // nullopt when the directory has no marker or it cannot be parsed.

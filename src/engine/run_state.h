@@ -20,12 +20,14 @@ struct DeviceUse {
   std::string name;
   std::vector<std::string> roles;  // "target", or the option of an extra target
   probes::DiskCounters before, after;
+  probes::DiskCounters after_writeback;  // with --writeback=after
 };
 
 // System-wide counters read at the start and the end of the measured phase.
 struct Snapshot {
   probes::VmStat vm;
   probes::CpuTimes cpu;
+  probes::ProcessCounters process;
 };
 
 struct RunState {
@@ -37,11 +39,13 @@ struct RunState {
   std::vector<DeviceUse> devices;
   std::string primary_device;  // the target's, "" when it has none
   std::vector<std::string> op_names;
+  bool guard_free_space = false;  // Engine::Checked::guard_free_space
   // Filled by the measured phase when it ran.
   bool measured = false;
   Snapshot before, after;
   std::optional<nlohmann::json> disk_before;  // an emulated disk's counters (disk/)
   result::GaugeSummary gauges;
+  std::optional<result::WritebackReport> writeback;  // before its device deltas
 };
 
 }  // namespace iomimic::engine

@@ -8,10 +8,10 @@
 #include <cstring>
 #include <mutex>
 
+#include "util/atomic_file.h"
+
 namespace iomimic::engine {
 namespace {
-
-std::atomic<const char*> pending_temp_file{nullptr};
 
 // Held by the watcher from the hook's start until _exit: ClearExitHook()
 // cannot return while the hook still runs.
@@ -30,8 +30,6 @@ sigset_t WatchedSignals() {
 }
 
 }  // namespace
-
-void SetPendingTempFile(const char* path) { pending_temp_file.store(path); }
 
 void SetExitHook(std::function<void()> hook) {
   std::lock_guard<std::mutex> lock(exit_hook_mu);
@@ -65,7 +63,8 @@ void SignalWatcher::Loop() {
     } else {
       static const char kMsg[] = "iomimic: second signal, exiting now\n";
       (void)!::write(STDERR_FILENO, kMsg, sizeof(kMsg) - 1);
-      if (const char* tmp = pending_temp_file.load()) ::unlink(tmp);
+      // A report or marker renamed into place right now (util/atomic_file.h).
+      if (const char* tmp = PendingTempFile()) ::unlink(tmp);
       exit_hook_mu.lock();  // never unlocked: the process ends here
       if (exit_hook) exit_hook();
       ::_exit(1);

@@ -15,11 +15,6 @@
 
 namespace iomimic::engine {
 
-// The temporary file a report is being written to, or nullptr. A second
-// signal unlinks it before exiting, so no FILE.tmp.PID is left behind. The
-// caller keeps the string alive until it clears it.
-void SetPendingTempFile(const char* path);
-
 // Work a second signal must still do before the process ends: putting back
 // the system settings the run changed. The hook runs on the watcher's
 // thread, possibly while the main thread uses the same object, so it must

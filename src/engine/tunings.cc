@@ -105,6 +105,18 @@ int WriteValue(const std::string& path, const std::string& value) {
 
 std::string TuneError(const std::string& why) { return fmt::format("option 'tune': {}", why); }
 
+// Two readings of a setting are the same value: numbers compare as numbers
+// ("064" is 64), words as words.
+bool Same(const std::string& a, const std::string& b) {
+  const std::optional<uint64_t> x = platform::ParseUint(a), y = platform::ParseUint(b);
+  return x && y ? *x == *y : a == b;
+}
+
+// Settings a scheduler switch resets: put back after the scheduler.
+bool FollowsScheduler(const std::string& name) {
+  return name == "queue.nr_requests" || name.rfind("queue.iosched/", 0) == 0;
+}
+
 }  // namespace
 
 bool IsTunable(const std::string& name) { return FindTunable(name) != nullptr; }
@@ -152,6 +164,30 @@ std::string ParseTunings(const std::string& text, std::vector<TuningRequest>* ou
 }
 
 Tunings::~Tunings() { Restore(/*quiet=*/true); }
+
+void TrySweepPoint(const std::vector<TuningRequest>& requests, const std::string& target,
+                   const std::string& name, std::map<std::string, std::string>* seen) {
+  std::string asked;
+  for (const TuningRequest& r : requests) {
+    if (r.name == name) asked = r.value;
+  }
+  Tunings trial;
+  trial.Resolve(requests, target);
+  // Printed like any change: the trial writes the setting for a moment.
+  trial.Apply(/*quiet=*/false);  // refuses a value the kernel does not keep
+  trial.Restore(/*quiet=*/false);
+  if (trial.restore_failed()) {
+    throw UsageError(TuneError(fmt::format("{} could not be put back after a trial", name)));
+  }
+  const std::optional<uint64_t> number = platform::ParseUint(asked);
+  const std::string kept = number ? std::to_string(*number) : asked;
+  const auto [it, fresh] = seen->emplace(kept, asked);
+  if (!fresh) {
+    throw UsageError(fmt::format("invalid value '{}' for option 'sweep': the kernel keeps {}={} "
+                                 "for it as for '{}': two points would run at one value",
+                                 asked, name, kept, it->second));
+  }
+}
 
 void Tunings::Resolve(const std::vector<TuningRequest>& requests, const std::string& target) {
   if (requests.empty()) return;
@@ -231,6 +267,14 @@ void Tunings::Resolve(const std::vector<TuningRequest>& requests, const std::str
 
 void Tunings::Apply(bool quiet) {
   std::unique_lock<std::mutex> lock(mu_);
+  if (entries_.empty()) return;
+  std::vector<std::string> paths;
+  for (const Entry& e : entries_) {
+    paths.push_back(e.path);
+    paths.push_back(e.partner_path);  // written at the restore: "" when none
+  }
+  // Before the first write: a kill -9 from here on leaves a journal.
+  journal_.Begin(JournalLocked(), paths);
   for (Entry& e : entries_) {
     e.applied = true;  // from here on it is restored, written or not
     if (e.value.empty()) continue;
@@ -245,48 +289,99 @@ void Tunings::Apply(bool quiet) {
                                    "{}={} ({}): {}",
                                    e.value, e.name, e.value, e.path, std::strerror(err)));
     }
+    e.written = true;
+    // The kernel may clamp or round what it accepts (max_sectors_kb above
+    // the hardware limit, rotational=2): a run at another value than asked
+    // would be reported as the one asked.
+    e.kept = ReadValue(e.path, e.selector).value_or("?");
+    if (!Same(e.kept, e.value)) {
+      lock.unlock();
+      Restore(quiet);
+      throw UsageError(fmt::format("invalid value '{}' for option 'tune': the kernel kept "
+                                   "{}={} ({}) instead; the run would not be at the value asked",
+                                   e.value, e.name, e.kept, e.path));
+    }
   }
 }
 
-void Tunings::RestoreEntry(Entry& e) noexcept {
+Tunings::Action Tunings::Decide(const Entry& e, bool follows_scheduler,
+                                std::string* found) const {
+  const std::optional<std::string> now = ReadValue(e.path, e.selector);
+  *found = now.value_or("?");
+  if (!now) return Action::kRestore;  // the write says why it cannot be
+  if (Same(*now, e.before)) return Action::kNone;
+  // Reset by the scheduler iomimic just put back: its own value is gone.
+  if (follows_scheduler) return Action::kRestore;
+  if (e.value.empty()) return Action::kLeft;  // its scheduler was not iomimic's to restore
+  return Same(*now, e.written ? e.kept : e.value) ? Action::kRestore : Action::kLeft;
+}
+
+void Tunings::RestoreEntry(Entry& e, bool follows_scheduler) noexcept {
+  switch (Decide(e, follows_scheduler, &e.found)) {
+    case Action::kNone:
+      e.restored = true;
+      return;
+    case Action::kLeft:
+      e.reason = "changed by someone else";
+      return;
+    case Action::kRestore:
+      break;
+  }
   // Of a linked pair, the one that was in force is written: it zeroes the
   // other, which is then also as it was.
   const bool via_partner = !e.partner_path.empty() && e.before == "0" && e.partner_before != "0";
   const std::string& path = via_partner ? e.partner_path : e.path;
   const std::string& value = via_partner ? e.partner_before : e.before;
-  if (ReadValue(path, e.selector) != value) {
-    if (const int err = WriteValue(path, value); err != 0) {
-      e.error = fmt::format("writing '{}' to {}: {}", value, path, std::strerror(err));
-      e.err = err;
-      return;
-    }
+  if (const int err = WriteValue(path, value); err != 0) {
+    e.error = fmt::format("writing '{}' to {}: {}", value, path, std::strerror(err));
+    e.err = err;
+    return;
   }
   const std::optional<std::string> now = ReadValue(e.path, e.selector);
-  if (now != e.before) {
+  if (!now || !Same(*now, e.before)) {
     e.error = fmt::format("{} reads '{}' after the restore, not '{}'", e.path, now.value_or("?"),
                           e.before);
     return;
   }
   e.restored = true;
+  e.wrote_back = true;
 }
 
 void Tunings::Restore(bool quiet) noexcept {
   std::lock_guard<std::mutex> lock(mu_);
   if (restore_done_) return;
   restore_done_ = true;
+  bool scheduler_back = false, failed = false;
   for (Entry& e : entries_) {
     if (!e.applied) continue;
-    RestoreEntry(e);
+    RestoreEntry(e, scheduler_back && FollowsScheduler(e.name));
+    if (e.name == "queue.scheduler") scheduler_back = e.wrote_back;
     if (!e.error.empty()) {
+      failed = true;
       PrintErr("iomimic: error: could not restore {}: {}\n", e.name, e.error);
-    } else if (!quiet && !e.value.empty()) {
+    } else if (!e.reason.empty()) {
+      PrintErr("iomimic: warning: {} left at '{}': changed by someone else during the run "
+               "(iomimic wrote '{}'; it was '{}' before)\n",
+               e.name, e.found, e.written ? e.kept : e.value, e.before);
+    } else if (!quiet && e.wrote_back && !e.value.empty()) {
       PrintErr("iomimic: restored {} to {}\n", e.name, e.before);
     }
+  }
+  // Only once every setting is back (or left on purpose): otherwise the
+  // journal stays for `iomimic clean`.
+  if (failed) {
+    journal_.Keep();
+  } else {
+    journal_.End();
   }
 }
 
 nlohmann::json Tunings::Journal() const {
   std::lock_guard<std::mutex> lock(mu_);
+  return JournalLocked();
+}
+
+nlohmann::json Tunings::JournalLocked() const {
   nlohmann::json out = nlohmann::json::array();
   for (const Entry& e : entries_) {
     out.push_back({{"name", e.name},
@@ -325,43 +420,58 @@ bool IsFileOf(const std::string& name, const std::string& path) {
 
 }  // namespace
 
-void Tunings::Adopt(const nlohmann::json& journal, std::vector<std::string>* left) {
+void Tunings::Adopt(const nlohmann::json& journal) {
   std::lock_guard<std::mutex> lock(mu_);
   entries_.clear();
-  bool scheduler_restored = false;
+  if (!journal.is_array()) throw UsageError("the journal has no list of settings");
   for (const nlohmann::json& j : journal) {
+    const auto text = [&j](const char* key) {
+      return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>()
+                                                                     : std::string();
+    };
     Entry e;
-    e.name = j.value("name", "");
-    e.path = j.value("path", "");
-    e.selector = j.value("selector", false);
-    e.before = j.value("before", "");
-    e.value = j.value("value", "");
-    e.partner_path = j.value("partner_path", "");
-    e.partner_before = j.value("partner_before", "");
+    e.name = text("name");
+    e.path = text("path");
+    e.selector = j.is_object() && j.contains("selector") && j["selector"].is_boolean() &&
+                 j["selector"].get<bool>();
+    e.before = text("before");
+    e.value = text("value");
+    e.partner_path = text("partner_path");
+    e.partner_before = text("partner_before");
     const Tunable* t = FindTunable(e.name);
     const bool partner_ok = e.partner_path.empty() ||
                             (t != nullptr && t->partner != nullptr &&
                              e.partner_path == FileOf(*FindTunable(t->partner), ""));
     if (!IsFileOf(e.name, e.path) || !partner_ok || e.before.empty() ||
-        e.before.find('\n') != std::string::npos || e.value.find('\n') != std::string::npos) {
+        e.before.find('\n') != std::string::npos || e.value.find('\n') != std::string::npos ||
+        e.partner_before.find('\n') != std::string::npos) {
       throw UsageError(fmt::format("the journal names a file iomimic does not tune: {} ({})",
                                    e.name, e.path));
     }
-    if (e.value.empty()) {
-      e.applied = scheduler_restored;  // linked: restored with its scheduler
-    } else {
-      const std::optional<std::string> now = ReadValue(e.path, e.selector);
-      e.applied = now == e.value;
-      if (!e.applied) {
-        left->push_back(fmt::format("{} reads '{}', not the '{}' the run wrote: changed since, "
-                                    "left as it is",
-                                    e.name, now.value_or("?"), e.value));
-      }
-      if (e.name == "queue.scheduler") scheduler_restored = e.applied;
-    }
+    e.applied = true;
     entries_.push_back(std::move(e));
   }
   restore_done_ = false;
+}
+
+nlohmann::json Tunings::Plan() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  nlohmann::json out = nlohmann::json::array();
+  bool scheduler_back = false;
+  for (const Entry& e : entries_) {
+    if (!e.applied) continue;
+    std::string found;
+    const Action a = Decide(e, scheduler_back && FollowsScheduler(e.name), &found);
+    if (e.name == "queue.scheduler") scheduler_back = a == Action::kRestore;
+    out.push_back({{"name", e.name},
+                   {"before", e.before},
+                   {"value", e.value},
+                   {"found", found},
+                   {"action", a == Action::kRestore ? "restore"
+                              : a == Action::kNone  ? "unchanged"
+                                                    : "left"}});
+  }
+  return out;
 }
 
 void Tunings::Disarm() {
@@ -386,6 +496,10 @@ std::vector<result::TuningOutcome> Tunings::Report() const {
     if (!e.value.empty()) t.value = e.value;
     t.applied = e.applied;
     t.restored = e.restored;
+    if (!e.reason.empty()) {
+      t.reason = e.reason;
+      t.found = e.found;
+    }
     if (!e.error.empty()) {
       t.error = e.error;
       t.err = e.err;

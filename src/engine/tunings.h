@@ -9,9 +9,14 @@
 //
 // Life of a run's tunings: Parse (option syntax, exit 2) -> Resolve (the
 // target's device, the files exist, the value is one the kernel offers;
-// nothing written, exit 2) -> Apply (each change printed; a value the
-// kernel refuses undoes what was applied and is a usage error) -> Restore
-// (the values read before, written back and read again to prove it).
+// nothing written, exit 2) -> Apply (a lock per setting and the journal in
+// the state directory first, tunings_journal.h; then each change printed,
+// written and read back: a value the kernel refuses, or one it replaces
+// by another (a clamp), undoes what was applied and is a usage error) ->
+// Restore (each setting that still reads what iomimic wrote gets its value
+// before back, read again to prove it; one that reads something else was
+// changed by someone else during the run and is left as it is, said in
+// the report; then the journal and the locks are removed).
 //
 // Settings the kernel links are restored as a group: switching the I/O
 // scheduler resets nr_requests, so the scheduler is applied and restored
@@ -24,12 +29,14 @@
 // while the main thread runs or restores; it is serialised and idempotent.
 #pragma once
 
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "engine/tunings_journal.h"
 #include "result/evidence.h"
 
 namespace iomimic::engine {
@@ -48,6 +55,15 @@ std::string ParseTunings(const std::string& text, std::vector<TuningRequest>* ou
 std::string TunableNames();
 bool IsTunable(const std::string& name);
 
+// --sweep over a --tune setting: applies `requests` on `target` and puts
+// them back at once (journal, locks and read-back as in a run), so that a
+// value the kernel would not keep is refused before the first point runs.
+// `seen` maps each value the kernel kept for `name` to the sweep value
+// that gave it: a point that maps to the value of an earlier one ("064"
+// and "64") is refused. Throws UsageError.
+void TrySweepPoint(const std::vector<TuningRequest>& requests, const std::string& target,
+                   const std::string& name, std::map<std::string, std::string>* seen);
+
 class Tunings {
  public:
   Tunings() = default;
@@ -62,28 +78,35 @@ class Tunings {
   // nothing.
   void Resolve(const std::vector<TuningRequest>& requests, const std::string& target);
 
-  // Writes the requested values, one line each on stderr unless `quiet`.
-  // When the kernel refuses one, restores those already written and throws
-  // UsageError naming the setting, the value and the kernel's errno.
+  // Locks the settings and writes the journal (UsageError naming the pid of
+  // another run that holds one), then writes the requested values, one
+  // line each on stderr unless `quiet`, and reads each back. When the
+  // kernel refuses one or keeps another value, restores those already
+  // written and throws UsageError naming the setting, the value and the
+  // kernel's errno or the value it kept.
   void Apply(bool quiet);
 
-  // Writes back every value read by Resolve() and reads it again. Never
-  // throws; a setting that could not be restored is in Report() and makes
-  // restore_failed() true. Later calls do nothing.
+  // Writes back every value read by Resolve() and reads it again, for the
+  // settings that still read what iomimic wrote. Never throws; a setting
+  // that could not be restored is in Report() and makes restore_failed()
+  // true (the journal then stays for `clean`). Later calls do nothing.
   void Restore(bool quiet) noexcept;
 
   // What Restore() would need after this process is gone: every entry
-  // with its file, value before and value written. Written into the run
-  // directory's marker (run_marker.h).
+  // with its file, value before and value written (the journal's entries).
   nlohmann::json Journal() const;
 
-  // `iomimic clean`: takes over the journal of a run that died without
-  // restoring. Only files of the settings --tune knows are accepted; a
-  // setting is restored only while it still reads the value that run
-  // wrote (someone may have changed it since: that is left as it is, and
-  // said in `left`). Linked settings follow their scheduler. Then call
-  // Restore(). Throws UsageError for a journal naming another file.
-  void Adopt(const nlohmann::json& journal, std::vector<std::string>* left);
+  // `iomimic clean`: takes over the journal entries of a run that died
+  // without restoring. Only files of the settings --tune knows are
+  // accepted. Restore() then puts back what still reads the value that run
+  // wrote (someone may have changed it since: left as it is, with a
+  // reason in Report()); linked settings follow their scheduler. Throws
+  // UsageError for a journal naming another file.
+  void Adopt(const nlohmann::json& journal);
+
+  // What Restore() would do now, changing nothing: [{name, before, value,
+  // found, action: "restore" | "unchanged" | "left"}].
+  nlohmann::json Plan() const;
 
   // Restore() and the destructor do nothing afterwards (`clean --dry-run`
   // adopts a journal only to say what it would restore).
@@ -91,8 +114,10 @@ class Tunings {
 
   bool empty() const { return entries_.empty(); }
   bool restore_failed() const;
-  // [{name, path, before, value, applied, restored, error?}], one per file
-  // touched (a setting restored only because of a linked one has no value).
+  // [{name, path, before, value, applied, restored, reason?, found?,
+  // error?}], one per file touched (a setting restored only because of a
+  // linked one has no value). reason "changed by someone else": the
+  // setting read `found`, not what iomimic wrote, and was left.
   std::vector<result::TuningOutcome> Report() const;
 
  private:
@@ -106,16 +131,25 @@ class Tunings {
     std::string partner_path;
     std::string partner_before;
     bool applied = false;
+    bool written = false;     // iomimic wrote `value`, and read back `kept`
+    std::string kept;
     bool restored = false;
+    bool wrote_back = false;  // restored by a write (not found as before)
+    std::string reason;       // why it was left as found
+    std::string found;        // what it read at the restore
     std::string error;  // why it could not be restored
     int err = 0;        // the errno of the failed write, 0 for a wrong read-back
   };
-  void RestoreEntry(Entry& e) noexcept;
+  enum class Action { kNone, kRestore, kLeft };
+  Action Decide(const Entry& e, bool follows_scheduler, std::string* found) const;
+  void RestoreEntry(Entry& e, bool follows_scheduler) noexcept;
+  nlohmann::json JournalLocked() const;
 
   mutable std::mutex mu_;
   std::vector<Entry> entries_;  // in the order they are applied and restored
   bool restore_done_ = false;
   std::string device_;  // the target's disk, for messages
+  TuningsJournal journal_;
 };
 
 }  // namespace iomimic::engine

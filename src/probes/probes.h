@@ -78,6 +78,16 @@ CpuTimes ReadCpuTimes();
 // invalid), and this process's own use (getrusage) over the interval.
 result::CpuDelta CpuDelta(const CpuTimes& before, const CpuTimes& after);
 
+// --- this process (getrusage, /proc/self/io) ---------------------------------
+struct ProcessCounters {
+  bool valid = false;  // getrusage worked
+  double user_s = 0, sys_s = 0;
+  uint64_t minflt = 0, majflt = 0, nvcsw = 0, nivcsw = 0, maxrss_kib = 0;
+  std::optional<result::ProcessIo> io;  // /proc/self/io (all threads), when readable
+};
+ProcessCounters ReadProcessCounters();
+result::ProcessDelta ProcessDelta(const ProcessCounters& before, const ProcessCounters& after);
+
 // --- page cache residency --------------------------------------------------
 // Bytes of the file that are in the page cache now (mincore), or nullopt if
 // it cannot be told (not a regular file, no permission).

@@ -32,14 +32,15 @@ json ToJson(const result::DeviceDelta& d) {
 }
 
 json ToJson(const result::VmStatDelta& v) {
-  json j = json::object();
+  json j = {{"scope", "system-wide"}};
   for (const auto& [name, value] : v.counters) j[name] = OrNull(value);
   for (const auto& [name, value] : v.gauges) j[name] = value;
   return j;
 }
 
 json ToJson(const result::CpuDelta& c) {
-  json j = {{"user_pct", OrNull(c.user_pct)},
+  json j = {{"scope", "system-wide"},
+            {"user_pct", OrNull(c.user_pct)},
             {"system_pct", OrNull(c.system_pct)},
             {"iowait_pct", OrNull(c.iowait_pct)},
             {"idle_pct", OrNull(c.idle_pct)},
@@ -61,6 +62,37 @@ json ToJson(const result::CpuDelta& c) {
     }
   }
   return j;
+}
+
+json ToJson(const result::ProcessDelta& p) {
+  json io = nullptr;
+  if (p.io) {
+    io = {{"rchar", p.io->rchar},
+          {"wchar", p.io->wchar},
+          {"syscr", p.io->syscr},
+          {"syscw", p.io->syscw},
+          {"read_bytes", p.io->read_bytes},
+          {"write_bytes", p.io->write_bytes},
+          {"cancelled_write_bytes", p.io->cancelled_write_bytes}};
+  }
+  return {{"scope", "process"},
+          {"user_s", p.user_s},
+          {"sys_s", p.sys_s},
+          {"minor_faults", p.minor_faults},
+          {"major_faults", p.major_faults},
+          {"voluntary_switches", p.voluntary_switches},
+          {"involuntary_switches", p.involuntary_switches},
+          {"max_rss_kib", p.max_rss_kib},
+          {"io", std::move(io)}};
+}
+
+json ToJson(const result::WritebackReport& w) {
+  json devices = json::array();
+  for (const result::DeviceDelta& d : w.devices) devices.push_back(ToJson(d));
+  return {{"mode", w.mode},
+          {"seconds", w.seconds},
+          {"device", w.device ? ToJson(*w.device) : json(nullptr)},
+          {"devices", std::move(devices)}};
 }
 
 json ToJson(const result::Layout& l) {
@@ -103,6 +135,10 @@ json ToJson(const result::TuningOutcome& t) {
             {"applied", t.applied},
             {"restored", t.restored},
             {"value", OrNull(t.value)}};
+  if (t.reason) {
+    j["reason"] = *t.reason;
+    j["found"] = t.found.value_or("");
+  }
   if (t.error) {
     j["error"] = *t.error;
     j["errno"] = t.err;

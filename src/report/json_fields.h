@@ -23,6 +23,8 @@ nlohmann::json ToJson(const result::TargetInfo& target);
 nlohmann::json ToJson(const result::DeviceDelta& device);
 nlohmann::json ToJson(const result::VmStatDelta& vmstat);
 nlohmann::json ToJson(const result::CpuDelta& cpu);
+nlohmann::json ToJson(const result::ProcessDelta& process);
+nlohmann::json ToJson(const result::WritebackReport& writeback);
 nlohmann::json ToJson(const result::Layout& layout);
 nlohmann::json ToJson(const result::CacheReport& cache);
 nlohmann::json ToJson(const result::TuningOutcome& tuning);

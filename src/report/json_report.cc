@@ -61,6 +61,8 @@ json Evidence(const result::RunResult& r, json j) {
   j["layout"] = OptionalJson(r.layout);
   j["vmstat"] = OptionalJson(r.vmstat);
   j["cpu"] = OptionalJson(r.cpu);
+  j["process"] = OptionalJson(r.process);
+  j["writeback"] = OptionalJson(r.writeback);
   return j;
 }
 
@@ -111,6 +113,7 @@ json ToJson(const result::RunResult& r) {
   j["config"] = ToJson(r.config);
   j["system"] = ToJson(r.system);
   j["system"]["target"] = ToJson(r.target);
+  j["stop_reason"] = r.stop_reason.empty() ? json(nullptr) : json(r.stop_reason);
   j["duration_s"] = r.duration_s;
   j["work_unit"] = r.work_unit;
   j["work_units"] = r.work_units;

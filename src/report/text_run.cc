@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "util/stderr_line.h"
 #include "util/units.h"
 
 namespace iomimic::report {
@@ -25,7 +26,8 @@ std::string Or(const std::optional<T>& v, const char* fallback = "unknown") {
 
 std::string Where(const result::RunResult& r) {
   const result::TargetInfo& t = r.target;
-  std::string s = fmt::format("{} on {} ({})", t.path, Or(t.fs_type), Or(t.mount_options, ""));
+  std::string s =
+      fmt::format("{} on {} ({})", Printable(t.path), Or(t.fs_type), Or(t.mount_options, ""));
   if (!t.device) return s + "\n  device: none (no block device behind this filesystem)";
   const result::DeviceInfo& dev = *t.device;
   s += fmt::format("\n  device {}", dev.name);
@@ -78,7 +80,7 @@ void Evidence(const result::RunResult& r, std::string* out) {
                         s.extents_max.value_or(0), FormatBytesHuman(s.min_extent_bytes.value_or(0)));
   }
   if (const auto& v = r.vmstat) {
-    *out += fmt::format("page cache: {} page faults ({} major), pgpgin {}, pgpgout {}, "
+    *out += fmt::format("page cache (system-wide): {} page faults ({} major), pgpgin {}, pgpgout {}, "
                         "file THP mapped {}\n",
                         Counter(*v, "pgfault"), Counter(*v, "pgmajfault"),
                         FormatBytesHuman(Counter(*v, "pgpgin") * 1024),
@@ -88,11 +90,38 @@ void Evidence(const result::RunResult& r, std::string* out) {
   if (const auto& c = r.cpu) {
     const result::GaugeSummary g = c->gauges.value_or(result::GaugeSummary{});
     *out += fmt::format(
-        "cpu: user {:.1f}%, system {:.1f}%, iowait {:.1f}%, idle {:.1f}%; tasks blocked on I/O "
+        "cpu (system-wide): user {:.1f}%, system {:.1f}%, iowait {:.1f}%, idle {:.1f}%; tasks "
+        "blocked on I/O "
         "{:.1f} on average (max {}), runnable {:.1f}\n",
         c->user_pct.value_or(0), c->system_pct.value_or(0), c->iowait_pct.value_or(0),
         c->idle_pct.value_or(0), g.procs_blocked_mean, g.procs_blocked_max,
         g.procs_running_mean);
+  }
+}
+
+// iomimic's own share beside the system-wide lines, and what the write-back
+// after the workers cost.
+void ProcessAndWriteback(const result::RunResult& r, std::string* out) {
+  if (const auto& p = r.process) {
+    *out += fmt::format("process (iomimic): user {:.2f} s, system {:.2f} s, {} page faults ({} major)",
+                        p->user_s, p->sys_s, p->minor_faults, p->major_faults);
+    if (p->io) {
+      *out += fmt::format(", storage read {}, written {}, {} read and {} write calls",
+                          FormatBytesHuman(p->io->read_bytes), FormatBytesHuman(p->io->write_bytes),
+                          p->io->syscr, p->io->syscw);
+    }
+    *out += "\n";
+  }
+  if (const auto& w = r.writeback; w && w->mode != "none") {
+    *out += fmt::format("write-back ({}): syncfs of the written filesystems took {:.3f} s", w->mode,
+                        w->seconds);
+    if (w->device) {
+      *out += fmt::format("; device {} with it: {} writes ({}, avg {:.1f} KiB), write {} per app byte",
+                          w->device->device, w->device->writes,
+                          FormatBytesHuman(w->device->write_bytes), w->device->avg_write_kib,
+                          RatioText(w->device->bytes_per_app_byte_write));
+    }
+    *out += "\n";
   }
 }
 
@@ -111,12 +140,17 @@ std::string Header(const result::RunResult& r) {
   std::string out = fmt::format("iomimic {}: {}", r.module, result::StatusName(r.status));
   if (r.error) {
     out += fmt::format(" ({} in {}: {} {}: {}, after {} {})", r.error->phase, r.error->op,
-                       r.error->path, r.error->err ? fmt::format("errno {}", r.error->err) : "",
+                       Printable(r.error->path),
+                       r.error->err ? fmt::format("errno {}", r.error->err) : "",
                        r.error->message, r.error->ops_before, r.work_unit);
   } else if (r.signal != 0) {
     out += fmt::format(" (signal {} in {})", r.signal, r.interrupted_in);
   }
   out += "\n";
+  if (r.stop_reason == "min_free") {
+    out += "stopped early: the free space of a written filesystem would have fallen below "
+           "--min_free; the figures up to then are valid\n";
+  }
   out += fmt::format("target: {}\n", Where(r));
   const double s = r.duration_s;
   out += fmt::format(
@@ -134,13 +168,17 @@ void Footer(const result::RunResult& r, std::string* out) {
   for (const result::TuningOutcome& t : r.tunings) {
     if (!t.value) continue;  // restored only because a linked setting changed
     *out += fmt::format("tuned {} = {} for the run (was {}): {}\n", t.name, *t.value, t.before,
-                        t.restored ? "restored" : "NOT RESTORED");
+                        t.restored ? "restored"
+                        : t.reason ? fmt::format("left at {}: {}", t.found.value_or("?"), *t.reason)
+                                   : "NOT RESTORED");
   }
   if (r.cleanup_error) {
-    *out += fmt::format("run directory {} NOT removed: {} {}: {}\n", r.run_dir,
-                        r.cleanup_error->op, r.cleanup_error->path, r.cleanup_error->message);
+    *out += fmt::format("run directory {} NOT removed: {} {}: {}\n", Printable(r.run_dir),
+                        r.cleanup_error->op, Printable(r.cleanup_error->path),
+                        r.cleanup_error->message);
   } else if (!r.run_dir.empty()) {
-    *out += fmt::format("run directory {} {}\n", r.run_dir, r.run_dir_kept ? "kept" : "removed");
+    *out += fmt::format("run directory {} {}\n", Printable(r.run_dir),
+                        r.run_dir_kept ? "kept" : "removed");
   }
 }
 
@@ -151,6 +189,7 @@ std::string RenderRunText(const result::RunResult& r) {
   OpTable(r, &out);
   out += "\n";
   Evidence(r, &out);
+  ProcessAndWriteback(r, &out);
   if (r.module_report.is_object() && !r.module_report.empty()) {
     out += fmt::format("{}:\n", r.module);
     ModuleLines(r.module_report, "", &out);

@@ -55,6 +55,32 @@ struct CpuDelta {
   std::optional<GaugeSummary> gauges;  // whole runs only, not series rows
 };
 
+// iomimic's own use over the measured phase, beside the system-wide CPU and
+// vmstat figures: getrusage(RUSAGE_SELF) and /proc/self/io.
+struct ProcessIo {
+  uint64_t rchar = 0, wchar = 0;  // bytes through read/write-like calls, cache or not
+  uint64_t syscr = 0, syscw = 0;  // read and write calls
+  uint64_t read_bytes = 0, write_bytes = 0;  // bytes fetched from / sent to storage
+  uint64_t cancelled_write_bytes = 0;  // dirty bytes truncated or deleted before write-back
+};
+struct ProcessDelta {
+  double user_s = 0, sys_s = 0;
+  uint64_t minor_faults = 0, major_faults = 0;
+  uint64_t voluntary_switches = 0, involuntary_switches = 0;
+  uint64_t max_rss_kib = 0;  // the peak so far, not a delta
+  std::optional<ProcessIo> io;  // empty when /proc/self/io cannot be read
+};
+
+// The dirty data the workers left, written back once they finished
+// (--writeback): syncfs of every filesystem the run wrote, and the device
+// counters from the start of the measured phase to its end.
+struct WritebackReport {
+  std::string mode;  // after | measure | none
+  double seconds = 0;
+  std::optional<DeviceDelta> device;  // the target's device, with the write-back
+  std::vector<DeviceDelta> devices;   // every device, with the write-back
+};
+
 struct FileLayoutEntry {
   std::string path;  // relative to the run directory when under it
   // All empty when FIEMAP failed; `error` then says why.
@@ -89,6 +115,9 @@ struct TuningOutcome {
   std::string name, path, before;
   std::optional<std::string> value;  // empty: only recorded (a linked setting)
   bool applied = false, restored = false;
+  // Left as found (not restored, not an error): "changed by someone else"
+  // when it no longer read what iomimic wrote; `found` is what it read.
+  std::optional<std::string> reason, found;
   std::optional<std::string> error;
   int err = 0;  // errno of the failed write, with `error`
 };

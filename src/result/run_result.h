@@ -72,6 +72,10 @@ struct RunResult {
   bool run_dir_kept = false;
   std::vector<std::string> extra_run_dirs;  // created in the module's extra targets
 
+  // Why the measured phase ended: duration | ops | work_done | signal |
+  // error | min_free (free space guarded, the figures up to then valid);
+  // empty when it never began.
+  std::string stop_reason;
   double duration_s = 0;    // measured phase: first start to last finish
   uint64_t work_units = 0;  // measured units of work over all threads
   uint64_t app_read_bytes = 0, app_write_bytes = 0;
@@ -82,8 +86,10 @@ struct RunResult {
   TargetInfo target;
   std::optional<DeviceDelta> device;  // the target's device
   std::vector<DeviceDelta> devices;   // every device involved, with roles
-  std::optional<VmStatDelta> vmstat;
-  std::optional<CpuDelta> cpu;
+  std::optional<VmStatDelta> vmstat;  // system-wide
+  std::optional<CpuDelta> cpu;          // system-wide
+  std::optional<ProcessDelta> process;  // iomimic's own
+  std::optional<WritebackReport> writeback;
   std::optional<Layout> layout;
   std::optional<CacheReport> cache;
   std::optional<std::vector<SeriesRow>> series;  // with --interval

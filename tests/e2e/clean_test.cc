@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "support/loop_fs.h"
 #include "support/run_binary.h"
+#include "support/state_dir.h"
 #include "support/sys_setting.h"
 
 namespace iomimic::test {
@@ -67,6 +69,7 @@ class Clean : public ::testing::Test {
     return RunIomimic(args);
   }
 
+  ScopedStateDir state_;  // before fs_: its journals name fs_'s device
   std::unique_ptr<LoopFs> fs_;
   std::string queue_;
   std::map<std::string, std::string> before_;
@@ -165,8 +168,77 @@ TEST_F(Clean, AMarkerNamingAnotherFileIsRefused) {
   EXPECT_EQ(CountEntries(fs_->mount_point()), 2) << "the planted directory is left";
 }
 
+
+// The journal in the state directory is enough: with the run directory
+// gone (removed by hand here, or never made: a kill between the first
+// setting and mkdtemp), `iomimic clean` without --target restores.
+TEST_F(Clean, AJournalIsRestoredWithoutARunDirectory) {
+  KillTunedRun();
+  ASSERT_EQ(std::system(("rm -rf '" + fs_->mount_point() + "'/iomimic-*").c_str()), 0);
+  ASSERT_EQ(state_.Entries().size(), 4u) << "a journal and a lock per setting: "
+                                         << ::testing::PrintToString(state_.Entries());
+  const RunResult r = RunIomimic({"clean"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("1 journals finished, 0 left"), std::string::npos) << r.out;
+  EXPECT_EQ(Queue(), before_);
+  EXPECT_TRUE(state_.Entries().empty()) << ::testing::PrintToString(state_.Entries());
+}
+
+// A live run's journal is its own: clean leaves it and its settings.
+TEST_F(Clean, ALiveRunsJournalIsLeft) {
+  SpawnedProcess p;
+  p.Start({"run", "mmap_msync", "--target=" + fs_->mount_point(), "--duration=10m",
+           "--format=none", "--tune=queue.read_ahead_kb=4092"});
+  ASSERT_TRUE(p.WaitForStderr("iomimic: measure", seconds(60))) << p.StderrSoFar();
+  const RunResult r = RunIomimic({"clean"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("its run is still going, left"), std::string::npos) << r.out;
+  EXPECT_EQ(Queue().at("read_ahead_kb"), "4092");
+  ASSERT_TRUE(p.Signal(SIGINT));
+  EXPECT_EQ(p.Wait(seconds(60)).exit_code, 1);
+  EXPECT_EQ(Queue(), before_);
+  EXPECT_TRUE(state_.Entries().empty());
+}
+
+TEST_F(Clean, SeveralTargets) {
+  std::vector<std::string> targets;
+  for (const char* sub : {"/a", "/b"}) {
+    targets.push_back(fs_->mount_point() + sub);
+    ASSERT_EQ(::mkdir(targets.back().c_str(), 0755), 0);
+    SpawnedProcess p;
+    p.Start({"run", "mmap_msync", "--target=" + targets.back(), "--duration=10m",
+             "--format=none", "--min_free=1MiB"});
+    ASSERT_TRUE(p.WaitForStderr("iomimic: measure", seconds(60))) << p.StderrSoFar();
+    ASSERT_TRUE(p.Signal(SIGKILL));
+    p.Wait(seconds(30));
+    ASSERT_EQ(CountEntries(targets.back()), 1);
+  }
+  const RunResult r = RunIomimic({"clean", "--target", targets[0], "--target=" + targets[1]});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("2 removed, 0 left"), std::string::npos) << r.out;
+  EXPECT_EQ(CountEntries(targets[0]), 0);
+  EXPECT_EQ(CountEntries(targets[1]), 0);
+}
+
+// A run killed between mkdtemp and its marker leaves an empty directory
+// named as iomimic names them: removed (rmdir cannot lose anything). One
+// with a file in it, or not mode 0700, is not known to be iomimic's.
+TEST_F(Clean, AnEmptyRunDirectoryWithoutAMarkerIsRemoved) {
+  const std::string empty = fs_->mount_point() + "/iomimic-mmap_msync-Ab3dE9";
+  const std::string other_mode = fs_->mount_point() + "/iomimic-mmap_msync-Zz9yY8";
+  ASSERT_EQ(::mkdir(empty.c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir(other_mode.c_str(), 0755), 0);
+  const RunResult r = CleanTarget();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("empty, without a marker"), std::string::npos) << r.out;
+  EXPECT_EQ(::access(empty.c_str(), F_OK), -1);
+  EXPECT_EQ(::access(other_mode.c_str(), F_OK), 0);
+  EXPECT_NE(r.out.find("1 removed, 1 left"), std::string::npos) << r.out;
+}
+
 TEST_F(Clean, BadUsageExits2) {
-  EXPECT_EQ(RunIomimic({"clean"}).exit_code, 2);
+  EXPECT_EQ(RunIomimic({"clean", "--target"}).exit_code, 2);
+  EXPECT_EQ(RunIomimic({"clean", "--target="}).exit_code, 2);
   const RunResult missing = RunIomimic({"clean", "--target=/nonexistent/dir"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("/nonexistent/dir"), std::string::npos) << missing.err;

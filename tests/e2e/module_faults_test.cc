@@ -297,7 +297,7 @@ TEST_P(ModuleFaults, WritesOnlyInsideTheRunDirectory) {
     auto fs = LoopFs::Create("ext4", run.fs_bytes);
     const std::string run_dirs = fs->mount_point() + "/iomimic-" + c.module + "-*";
     const WriteAudit audit = AuditWrites(RunArgs(c, fs->mount_point(), report_, run.args),
-                                         {run_dirs, report_, report_ + ".tmp.*"});
+                                         {run_dirs, report_, TempNameGlob(report_)});
     EXPECT_EQ(audit.run.exit_code, run.exit_code) << audit.run.err;
     EXPECT_TRUE(audit.violations.empty()) << "written outside the run directory:\n"
                                           << Describe(audit.violations);

@@ -1,7 +1,8 @@
 // Never outside the run directory: every path the iomimic process (and
 // every child it starts) creates, writes, truncates, renames or removes,
 // traced with strace -f, is inside the run directory it created, or is the
-// report (--output, --series_output) or its temporary FILE.tmp.PID.
+// report (--output, --series_output) or its temporary DIR/.FILE.tmp-RANDOM
+// (util/atomic_file.h; usually none: the report is linked into place).
 // /proc/sys/vm/drop_caches is written with --cache=drop and only then.
 #include <unistd.h>
 
@@ -56,8 +57,10 @@ TEST_P(NoStrayWrites, OnlyTheRunDirectoryAndTheReport) {
                                    "--output=" + report, "--format=none"};
   for (const std::string& a : c.args)
     args.push_back(a == "--series_output=SERIES" ? "--series_output=" + series : a);
+  const std::string report_tmp = out_dir_ + "/.report.json.tmp-*";
+  const std::string series_tmp = out_dir_ + "/.series.csv.tmp-*";
   std::vector<std::string> allowed = {fs->mount_point() + "/iomimic-mmap_msync-*", report,
-                                      report + ".tmp.*", series, series + ".tmp.*"};
+                                      report_tmp, series, series_tmp};
   if (c.drops_caches) allowed.push_back("/proc/sys/vm/drop_caches");
   const WriteAudit audit = AuditWrites(args, allowed);
   ASSERT_EQ(audit.run.exit_code, c.exit_code) << audit.run.err;
@@ -71,7 +74,7 @@ TEST_P(NoStrayWrites, OnlyTheRunDirectoryAndTheReport) {
   ASSERT_FALSE(j.is_discarded()) << "no valid report";
   const std::string run_dir = j["run_dir"];
   ASSERT_EQ(run_dir.rfind(fs->mount_point() + "/iomimic-mmap_msync-", 0), 0u) << run_dir;
-  std::vector<std::string> exact = {report, report + ".tmp.*", series, series + ".tmp.*"};
+  std::vector<std::string> exact = {report, report_tmp, series, series_tmp};
   if (j.contains("repeats")) {
     // Each repeat has a fresh run directory: all of them are this run's.
     exact.push_back(fs->mount_point() + "/iomimic-mmap_msync-*");
@@ -89,7 +92,8 @@ TEST_P(NoStrayWrites, OnlyTheRunDirectoryAndTheReport) {
     made_dir |= w.call == "mkdir" && w.path == run_dir;
     removed_dir |= w.call == "rmdir" && w.path == run_dir;
     opened_data |= w.path == run_dir + "/data.db";
-    renamed_report |= w.call == "rename" && w.path == report && w.succeeded;
+    renamed_report |=
+        (w.call == "rename" || w.call == "linkat") && w.path == report && w.succeeded;
     dropped |= w.path == "/proc/sys/vm/drop_caches";
   }
   EXPECT_TRUE(made_dir) << Describe(audit.writes);

@@ -18,6 +18,7 @@
 #include "support/loop_fs.h"
 #include "support/report_file.h"
 #include "support/run_binary.h"
+#include "support/state_dir.h"
 #include "support/sys_setting.h"
 #include "support/write_audit.h"
 
@@ -32,6 +33,7 @@ class Tunings : public ::testing::Test {
   void SetUp() override {
     IOMIMIC_REQUIRE_LOOP_FS("ext4");
     report_ = "/tmp/iomimic-tunings-" + std::to_string(::getpid()) + ".json";
+    state_ = std::make_unique<ScopedStateDir>();
   }
   void TearDown() override { ::unlink(report_.c_str()); }
 
@@ -79,6 +81,7 @@ class Tunings : public ::testing::Test {
   std::unique_ptr<LoopFs> fs_;
   std::string queue_;
   std::string report_;
+  std::unique_ptr<ScopedStateDir> state_;
 };
 
 TEST_F(Tunings, RestoredAfterACompleteRun) {
@@ -215,7 +218,8 @@ TEST_F(Tunings, WritesOnlyTheSettingsAskedFor) {
   std::free(real);
   const WriteAudit audit = AuditWrites(
       Args({"--threads=1", "--duration=0", "--ops=2", "--mmap_msync.region_size=1MiB", kTune}),
-      {fs_->mount_point() + "/iomimic-mmap_msync-*", report_, report_ + ".tmp.*",
+      {fs_->mount_point() + "/iomimic-mmap_msync-*", report_,
+       TempNameGlob(report_), state_->path(), state_->path() + "/*",
        queue + "scheduler", queue + "nr_requests", queue + "read_ahead_kb"});
   ASSERT_EQ(audit.run.exit_code, 0) << audit.run.err;
   EXPECT_TRUE(audit.violations.empty()) << Describe(audit.violations);

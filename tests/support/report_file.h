@@ -15,4 +15,8 @@ nlohmann::json ReadReport(const std::string& path);
 // A report path under /tmp unique to this test process and `tag`.
 std::string ReportPathFor(const std::string& tag);
 
+// The names a report at `path` may pass through (util/atomic_file.h):
+// DIR/.NAME.tmp-*, for the write audits.
+std::string TempNameGlob(const std::string& path);
+
 }  // namespace iomimic::test

@@ -218,8 +218,22 @@ class Parser {
     return NormalizePath(path.empty() ? base : base + "/" + path);
   }
 
+  // An O_TMPFILE inode has no name ("/dir/#1234 (deleted)" in strace -y):
+  // writing it is visible nowhere until linkat names it, and that linkat
+  // is audited like any other.
+  static bool IsUnnamedInode(const std::string& path) {
+    const size_t hash = path.rfind("/#");
+    const std::string tail = " (deleted)";
+    if (hash == std::string::npos || path.size() < tail.size() ||
+        path.compare(path.size() - tail.size(), tail.size(), tail) != 0) {
+      return false;
+    }
+    const std::string ino = path.substr(hash + 2, path.size() - tail.size() - hash - 2);
+    return !ino.empty() && ino.find_first_not_of("0123456789") == std::string::npos;
+  }
+
   void Add(const Call& c, const std::string& path) {
-    if (path.empty()) return;
+    if (path.empty() || IsUnnamedInode(path)) return;
     TracedWrite w;
     w.pid = c.pid;
     w.call = c.name;
@@ -257,6 +271,7 @@ class Parser {
     } else if (n == "open") {
       if (HasWord(Arg(c, 1), kWriteOpenFlags)) Add(c, opened(path_cwd(0)));
     } else if (n == "openat" || n == "openat2") {
+      if (HasWord(Arg(c, 2), {"O_TMPFILE"})) return;  // an unnamed inode: see IsUnnamedInode
       if (HasWord(Arg(c, 2), kWriteOpenFlags)) Add(c, opened(path_at(0, 1)));
     } else if (n == "creat") {
       Add(c, opened(path_cwd(0)));

@@ -267,7 +267,7 @@ TEST(ProbeVmStatTest, MissingCountersAreLeftOut) {
   before.values = {{"pgfault", 10}, {"pgscan_direct", 1}};
   after.values = {{"pgfault", 15}, {"pgscan_direct", 4}, {"pgmajfault", 3}};
   const json d = J(VmStatDelta(before, after));
-  EXPECT_EQ(d, json({{"pgfault", 5}, {"pgscan_direct", 3}}));
+  EXPECT_EQ(d, json({{"scope", "system-wide"}, {"pgfault", 5}, {"pgscan_direct", 3}}));
 }
 
 // --- device counters: arithmetic --------------------------------------------------

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdlib>
 
+#include "iomimic/status.h"
 #include "source_tree.h"
 
 namespace iomimic::build_tree {
@@ -94,6 +95,20 @@ std::string ValidateBuildOptions(const BuildTreeConfig& c) {
       return "invalid value '" + c.include_dirs + "' for option 'build_tree.include_dirs': '" +
              d + "' is not a directory under " + root;
     }
+  }
+  // A tree without one source would "complete" one empty build: a wrong
+  // directory, not a measurement. The walk stops at the first source.
+  struct FoundOne {};
+  const std::vector<std::string> suffixes = SplitList(c.source_suffixes);
+  try {
+    WalkTree(root, nullptr, [&](const std::string&, const std::string& name, int) {
+      if (HasSuffix(name, suffixes)) throw FoundOne{};
+    });
+    return "option 'build_tree.source_dir': '" + c.source_dir + "' has no file ending in '" +
+           c.source_suffixes + "' (option 'build_tree.source_suffixes'): nothing to compile";
+  } catch (const FoundOne&) {
+  } catch (const SysError& e) {
+    return "option 'build_tree.source_dir': '" + c.source_dir + "' cannot be read: " + e.what();
   }
   if (!c.obj_target.empty() && IsInside(Canonical(c.obj_target), root)) {
     return "option 'build_tree.obj_target' = '" + c.obj_target +

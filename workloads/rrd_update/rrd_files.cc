@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "iomimic/io.h"
 #include "iomimic/recorder.h"
@@ -78,9 +80,36 @@ const std::string& PathBuffer::Format(uint64_t i) {
   return path_;
 }
 
+namespace {
+
+// Files up to this size are written from one image in one write; larger
+// ones as their header, then their data (all unknown values) streamed from
+// a buffer of this size: memory stays small whatever the archives.
+constexpr uint64_t kStreamChunk = 1 << 20;
+
+// The data part after the header: NaN after NaN, `total` bytes.
+void WriteUnknownValues(int fd, const std::vector<char>& chunk, uint64_t from, uint64_t to,
+                        const std::string& path) {
+  for (uint64_t done = from; done < to;) {
+    const uint64_t n = std::min<uint64_t>(chunk.size(), to - done);
+    PwriteAll(fd, chunk.data(), n, static_cast<off_t>(done), path);
+    done += n;
+  }
+}
+
+}  // namespace
+
 bool CreateFiles(PrepareContext& ctx, const FileNames& names, const Layout& layout,
                  const CreateSpec& spec) {
-  std::vector<char> image = FreshImage(layout, spec.step, spec.last_up);
+  const bool stream = layout.file_bytes() > kStreamChunk;
+  // Whole (small files), or the header only.
+  std::vector<char> image =
+      FreshImage(layout, spec.step, spec.last_up, stream ? layout.header_bytes() : UINT64_MAX);
+  // A chunk of the data part (8-byte values from an 8-byte aligned offset).
+  std::vector<char> unknown(stream ? kStreamChunk : 0);
+  for (uint64_t at = 0; at + kValueBytes <= unknown.size(); at += kValueBytes) {
+    StoreDouble(unknown.data(), at, std::numeric_limits<double>::quiet_NaN());
+  }
   Progress progress("creating files", spec.files, ctx.settings().quiet);
   for (uint64_t i = 0; i < spec.files; ++i) {
     if (ctx.StopRequested()) return false;
@@ -94,6 +123,7 @@ bool CreateFiles(PrepareContext& ctx, const FileNames& names, const Layout& layo
                             "open", path);
     try {
       PwriteAll(fd, image.data(), image.size(), 0, path);
+      if (stream) WriteUnknownValues(fd, unknown, image.size(), layout.file_bytes(), path);
     } catch (...) {
       ::close(fd);
       throw;

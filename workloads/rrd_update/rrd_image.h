@@ -62,9 +62,13 @@ inline uint64_t InitialRow(uint64_t seed, uint64_t file, uint64_t archive, uint6
 
 // A whole file as `rrdtool create --start (first_pass - step) --step step`
 // writes it, with every cur_row 0 (SetInitialRows() sets them per file).
-inline std::vector<char> FreshImage(const Layout& l, uint64_t step, uint64_t last_up) {
+// With `bytes` (at least header_bytes()), only the file's first `bytes`:
+// the rest is unknown values (NaN) all the way, which a writer streams
+// (a file of gigabytes is never held in memory).
+inline std::vector<char> FreshImage(const Layout& l, uint64_t step, uint64_t last_up,
+                                    uint64_t bytes = UINT64_MAX) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<char> img(l.file_bytes(), 0);
+  std::vector<char> img(std::min(bytes, l.file_bytes()), 0);
   if (img.size() < l.header_bytes() || img.size() < kStatHeadBytes) return img;  // no archives
   char* b = img.data();
   std::memcpy(b, "RRD\0", 4);
@@ -105,7 +109,7 @@ inline std::vector<char> FreshImage(const Layout& l, uint64_t step, uint64_t las
       StoreU64(b, at + 8, (last_up / step) % l.archive(i).pdp_cnt);
     }
   }
-  for (uint64_t at = l.archive_offset(0); at < l.file_bytes(); at += kValueBytes) {
+  for (uint64_t at = l.archive_offset(0); at + kValueBytes <= img.size(); at += kValueBytes) {
     StoreDouble(b, at, nan);
   }
   return img;

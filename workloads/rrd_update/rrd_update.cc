@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,12 @@ class RrdUpdate final : public Workload {
     if (std::string why = ParseArchives(c_.archives, &parsed); !why.empty()) {
       return "invalid value for option 'rrd_update.archives': " + why;
     }
+    if (!CheckedFootprint()) {
+      return "options 'rrd_update.files' (" + std::to_string(c_.files) +
+             "), 'rrd_update.data_sources' (" + std::to_string(c_.data_sources) +
+             ") and 'rrd_update.archives' give more than 2^64 bytes of files: no filesystem "
+             "holds that";
+    }
     if (c_.step_ns % kSecondNs != 0) {
       return "option 'rrd_update.step' must be whole seconds, got " +
              std::to_string(c_.step_ns) + " ns";
@@ -151,12 +158,7 @@ class RrdUpdate final : public Workload {
   }
 
   uint64_t Footprint(const RunSettings&) const override {
-    const Layout l = BuildLayout();
-    const uint64_t files = static_cast<uint64_t>(c_.files);
-    // Each file rounded up to 4 KiB blocks plus a block of metadata margin
-    // (inode, extent tree); a directory block per 1,000 files.
-    const uint64_t per_file = (l.file_bytes() + 4095) / 4096 * 4096 + 4096;
-    return files * per_file + (files / kFilesPerDir + 1) * 4096;
+    return CheckedFootprint().value_or(UINT64_MAX);  // Validate refused an overflow already
   }
 
   std::vector<std::string> OpNames() const override { return OpNameList(); }
@@ -248,6 +250,23 @@ class RrdUpdate final : public Workload {
  private:
   uint64_t StepSeconds() const { return c_.step_ns / kSecondNs; }
   uint64_t Files64() const { return static_cast<uint64_t>(c_.files); }
+
+  // Each file rounded up to 4 KiB blocks plus a block of metadata margin
+  // (inode, extent tree); a directory block per 1,000 files. nullopt when
+  // that does not fit in 64 bits (files=9999399 with huge archives once
+  // wrapped around to a small number and passed the space check).
+  std::optional<uint64_t> CheckedFootprint() const {
+    const Layout l = BuildLayout();
+    const uint64_t files = Files64();
+    uint64_t per_file = 0, all = 0, total = 0;
+    if (__builtin_add_overflow(l.file_bytes(), 4095 + 4096, &per_file)) return std::nullopt;
+    per_file = per_file / 4096 * 4096;
+    if (__builtin_mul_overflow(files, per_file, &all) ||
+        __builtin_add_overflow(all, (files / kFilesPerDir + 1) * 4096, &total)) {
+      return std::nullopt;
+    }
+    return total;
+  }
 
   Layout BuildLayout() const {
     std::vector<Archive> parsed;

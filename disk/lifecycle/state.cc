@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iomimic/status.h"
+#include "util/atomic_file.h"
 
 namespace iomimic::disk {
 namespace {
@@ -70,16 +71,7 @@ void WriteRecord(const DiskRecord& r) {
                             {"owner_pid", r.owner_pid},
                             {"owner_start", r.owner_start},
                             {"created_at", r.created_at}};
-  const std::string tmp = r.dir + "/state.json.tmp", path = r.dir + "/state.json";
-  const std::string text = j.dump(1) + "\n";
-  const int fd = CheckSys(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644),
-                          "open", tmp);
-  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                  ::fsync(fd) == 0;
-  const int err = errno;
-  ::close(fd);
-  if (!ok) throw SysError("write", tmp, err);
-  CheckSys(::rename(tmp.c_str(), path.c_str()), "rename", path);
+  WriteFileAtomically(r.dir + "/state.json", j.dump(1) + "\n", 0644);
 }
 
 std::optional<DiskRecord> ReadRecord(const std::string& dir) {

@@ -133,7 +133,7 @@ int List() {
   }
   fmt::print("{:<40} {:<10} {:<6} {:>8} {:<10} {}\n", "MOUNT", "MODEL", "FS", "SIZE", "LOOP", "STATE");
   for (const DiskRecord& d : records) {
-    const auto loops = LoopsOver(d.served_file());
+    const auto loops = LoopsOver(d.served_file(), d.mount);
     fmt::print("{:<40} {:<10} {:<6} {:>8} {:<10} {}{}\n", d.mount, d.model, d.fs, FormatSize(d.size),
                loops.empty() ? "-" : loops[0], Health(d),
                d.owner_pid != 0 ? fmt::format(" (run pid {})", d.owner_pid) : "");

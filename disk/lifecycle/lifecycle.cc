@@ -265,13 +265,15 @@ std::string Down(const DiskRecord& r, bool force, const std::function<void(const
     if (say) say(s);
   };
   std::string problems;
-  if (!r.mount.empty() && IsMountPoint(r.mount) && !LoopsOver(r.served_file()).empty()) {
+  // Found before unmounting: an orphaned loop device is known by our mount.
+  const std::vector<std::string> loops = LoopsOver(r.served_file(), r.mount);
+  if (!r.mount.empty() && IsMountPoint(r.mount) && !loops.empty()) {
     ToolResult t = RunTool({"umount", r.mount});
     if (t.exit_code != 0 && force) t = RunTool({"umount", "-l", r.mount});
     if (t.exit_code != 0) return fmt::format("cannot unmount {}: {}", r.mount, t.output);
     tell("unmounted " + r.mount);
   }
-  for (const std::string& dev : LoopsOver(r.served_file())) {
+  for (const std::string& dev : loops) {
     const ToolResult t = RunTool({"losetup", "-d", dev});
     if (t.exit_code != 0) problems += fmt::format("cannot detach {}: {}; ", dev, t.output);
     else tell("detached " + dev);

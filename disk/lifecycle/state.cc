@@ -141,15 +141,36 @@ std::vector<pid_t> DaemonPids(const std::string& id) {
   return pids;
 }
 
-std::vector<std::string> LoopsOver(const std::string& file) {
+std::vector<std::string> LoopsOver(const std::string& file, const std::string& mount) {
   std::vector<std::string> loops;
+  const std::string source = MountSource(mount);
   for (const std::string& name : ListDir("/sys/block")) {
     if (name.rfind("loop", 0) != 0) continue;
     std::string backing = ReadText("/sys/block/" + name + "/loop/backing_file");
     while (!backing.empty() && backing.back() == '\n') backing.pop_back();
-    if (backing == file) loops.push_back("/dev/" + name);
+    // Once the FUSE directory is gone (unmounted lazily, daemon killed)
+    // the kernel names the file "/disk.img (deleted)": then the loop device
+    // is ours only if it is the source of our mount.
+    const bool orphan = backing == "/disk.img (deleted)" && source == "/dev/" + name;
+    if (backing == file || orphan) loops.push_back("/dev/" + name);
   }
   return loops;
+}
+
+std::string MountSource(const std::string& path) {
+  std::istringstream in(ReadText("/proc/self/mountinfo"));
+  std::string line, source;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    std::string id, parent, devno, root, mount_point;
+    f >> id >> parent >> devno >> root >> mount_point;
+    const size_t dash = line.find(" - ");
+    if (Unescape(mount_point) != path || dash == std::string::npos) continue;
+    std::istringstream tail(line.substr(dash + 3));
+    std::string fstype;
+    tail >> fstype >> source;
+  }
+  return source;
 }
 
 bool IsMountPoint(const std::string& path) {

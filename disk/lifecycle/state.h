@@ -54,8 +54,11 @@ bool ProcessAlive(pid_t pid, uint64_t start);
 
 // Pids of running iomimic-diskd processes with `--id id`.
 std::vector<pid_t> DaemonPids(const std::string& id);
-// Loop devices ("/dev/loop3") whose backing file is `file`.
-std::vector<std::string> LoopsOver(const std::string& file);
+// Loop devices ("/dev/loop3") whose backing file is `file`, or that are
+// the source of `mount` with a backing file the kernel calls deleted.
+std::vector<std::string> LoopsOver(const std::string& file, const std::string& mount = "");
+// The source of the last filesystem mounted at `path` ("" when none).
+std::string MountSource(const std::string& path);
 // True when `path` is a mount point (in /proc/self/mountinfo).
 bool IsMountPoint(const std::string& path);
 

@@ -9,7 +9,7 @@
 #include "iomimic/status.h"
 #include "lifecycle/lifecycle.h"
 #include "model/model.h"
-#include "util/units.h"
+#include "iomimic/units.h"
 
 namespace iomimic::disk {
 namespace {

@@ -25,7 +25,7 @@
 #include "iomimic/status.h"
 #include "lifecycle/tool.h"
 #include "model/model.h"
-#include "util/units.h"
+#include "iomimic/units.h"
 
 namespace iomimic::disk {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "iomimic/status.h"
 #include "model/service_time.h"
-#include "util/units.h"
+#include "iomimic/units.h"
 
 namespace iomimic::disk {
 namespace {

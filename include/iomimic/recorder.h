@@ -18,6 +18,10 @@ using OpId = uint16_t;
 // clock_gettime(CLOCK_MONOTONIC): a clock read is most of the cost of
 // recording an op, and the TSC is ~2x cheaper on the machines we run on.
 uint64_t NowNs();
+// Which clock backs NowNs() ("tsc" or "clock_gettime"), and the mean cost
+// of one NowNs() in ns, measured once at start.
+const char* ClockSource();
+double ClockReadCostNs();
 
 class Recorder {
  public:

@@ -11,7 +11,7 @@
 #include "iomimic/status.h"
 #include "lifecycle/lifecycle.h"
 #include "util/stderr_line.h"
-#include "util/units.h"
+#include "iomimic/units.h"
 
 namespace iomimic::cli {
 namespace {

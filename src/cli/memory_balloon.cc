@@ -12,7 +12,7 @@
 
 #include "iomimic/status.h"
 #include "util/stderr_line.h"
-#include "util/units.h"
+#include "iomimic/units.h"
 
 namespace iomimic::cli {
 namespace {

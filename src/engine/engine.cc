@@ -206,8 +206,8 @@ void Engine::DescribeRun(const std::string& module_name, Workload& workload,
   result->started_at = NowIso8601();
   result->system = probes::SystemInfo();
   result->target = probes::DescribeTarget(target);
-  result->clock_source = stats::ClockSource();
-  result->clock_read_ns = stats::ClockReadCostNs();
+  result->clock_source = ClockSource();
+  result->clock_read_ns = ClockReadCostNs();
 }
 
 // The run directory, its marker (whose the directories are, and what to put

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "util/units.h"
+#include "iomimic/units.h"
 
 namespace iomimic::engine {
 namespace {

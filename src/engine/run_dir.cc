@@ -21,7 +21,7 @@
 #include "iomimic/status.h"
 #include "util/atomic_file.h"
 #include "util/stderr_line.h"
-#include "util/units.h"
+#include "iomimic/units.h"
 
 namespace iomimic::engine {
 

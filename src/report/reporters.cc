@@ -4,7 +4,7 @@
 
 #include "report/csv_reporters.h"
 #include "report/text_run.h"
-#include "util/units.h"
+#include "iomimic/units.h"
 
 namespace iomimic::report {
 

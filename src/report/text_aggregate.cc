@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/text_run.h"
-#include "util/units.h"
+#include "iomimic/units.h"
 
 namespace iomimic::report {
 namespace {

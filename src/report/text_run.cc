@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "util/stderr_line.h"
-#include "util/units.h"
+#include "iomimic/units.h"
 
 namespace iomimic::report {
 namespace {

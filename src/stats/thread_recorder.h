@@ -86,8 +86,5 @@ struct OpSummary {
 std::vector<OpSummary> MergeThreads(const std::vector<const ThreadRecorder*>& threads,
                                     const std::vector<std::string>& names);
 
-// Mean cost of NowNs() in ns, and which clock backs it ("tsc" or "clock_gettime").
-double ClockReadCostNs();
-const char* ClockSource();
 
 }  // namespace iomimic::stats

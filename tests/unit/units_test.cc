@@ -1,4 +1,4 @@
-#include "util/units.h"
+#include "iomimic/units.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "iomimic/status.h"
-#include "util/units.h"
+#include "iomimic/units.h"
 
 namespace iomimic {
 

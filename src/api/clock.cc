@@ -20,7 +20,6 @@
 #include <string>
 
 #include "iomimic/recorder.h"
-#include "stats/thread_recorder.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -138,8 +137,6 @@ uint64_t NowNs() {
   return MonotonicNs();
 }
 
-namespace stats {
-
 const char* ClockSource() { return g_clock.use_tsc ? "tsc" : "clock_gettime"; }
 
 double ClockReadCostNs() {
@@ -153,5 +150,4 @@ double ClockReadCostNs() {
   return static_cast<double>(end - begin) / kCalls;
 }
 
-}  // namespace stats
 }  // namespace iomimic

@@ -27,6 +27,7 @@
 #include "engine/tunings.h"
 #include "engine/tunings_journal.h"
 #include "iomimic/status.h"
+#include "lifecycle/lifecycle.h"
 #include "platform/sysfs.h"
 #include "util/stderr_line.h"
 
@@ -280,7 +281,9 @@ int CleanCommand(const std::vector<std::string>& args) {
     fmt::print("iomimic: clean: {} removed, {} left{}\n", dirs.removed, dirs.left,
                a.dry_run ? " (dry run: nothing changed)" : "");
   }
-  return state.failed || dirs.failed ? 1 : 0;
+  // Emulated disks (disk/) whose run, `disk up` or daemon was killed.
+  const bool disks_ok = disk::CleanStaleDisks(a.dry_run, [](const std::string& s) { Say("disk", s); });
+  return state.failed || dirs.failed || !disks_ok ? 1 : 0;
 }
 
 }  // namespace iomimic::cli

@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "cli/disk_run.h"
 #include "iomimic/status.h"
+#include "lifecycle/disk_command.h"
 #include "util/stderr_line.h"
 
 namespace iomimic::cli {
@@ -26,6 +28,7 @@ constexpr const char* kUsage =
     "                                             their --tune settings\n"
     "       iomimic trace summarize APP.strace [--format json]\n"
     "                                             what an application's strace shows\n"
+    "       iomimic disk up|down|list|models     an emulated slow disk (iomimic disk --help)\n"
     "       iomimic --version\n";
 
 std::string JoinArgs(int argc, char** argv) {
@@ -70,9 +73,10 @@ int Main(int argc, char** argv) {
     args.erase(args.begin());
     if (command == "list") return ListCommand();
     if (command == "describe") return DescribeCommand(args);
-    if (command == "run") return RunCommand(args, JoinArgs(argc, argv));
+    if (command == "run") return RunWithDisk(args, JoinArgs(argc, argv));
     if (command == "clean") return CleanCommand(args);
     if (command == "trace") return TraceCommand(args);
+    if (command == "disk") return disk::DiskCommand(args);
     throw UsageError(fmt::format("unknown command '{}'\n{}", command, kUsage));
   } catch (const UsageError& e) {
     PrintErr("iomimic: error: {}\n", e.what());

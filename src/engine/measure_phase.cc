@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "engine/interval_series.h"
+#include "evidence/disk_section.h"
 #include "iomimic/status.h"
 #include "stats/thread_recorder.h"
 #include "util/stderr_line.h"
@@ -172,6 +173,7 @@ class MeasureLoop {
     stop_->EnterPhase("measure");
     if (!config_.quiet) PrintErr("iomimic: measure\n");
     state_->before = TakeSnapshot(&state_->devices, false);
+    state_->disk_before = disk::ReadDiskStats(config_.target);
     state_->shared.measure_start_ns.store(NowNs());
     state_->shared.epoch.store(kMeasureEpoch, std::memory_order_release);
   }
@@ -309,6 +311,8 @@ void MeasureLoop::Run(Workload& workload) {
   if (config_.writeback == "measure") WriteBack(/*in_measure=*/true);
   stop_->EnterPhase("report");
   state_->after = TakeSnapshot(&state_->devices, true);
+  state_->result.disk_model =
+      disk::DiskModelSection(state_->disk_before, disk::ReadDiskStats(config_.target));
   if (config_.writeback != "measure") WriteBack(/*in_measure=*/false);
   if (series) {
     series->Close(NowNs());

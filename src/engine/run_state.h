@@ -43,6 +43,7 @@ struct RunState {
   // Filled by the measured phase when it ran.
   bool measured = false;
   Snapshot before, after;
+  std::optional<nlohmann::json> disk_before;  // an emulated disk's counters (disk/)
   result::GaugeSummary gauges;
   std::optional<result::WritebackReport> writeback;  // before its device deltas
 };

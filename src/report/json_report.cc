@@ -123,6 +123,7 @@ json ToJson(const result::RunResult& r) {
   j = Evidence(r, std::move(j));
   j["extra_run_dirs"] = r.extra_run_dirs;
   j["module_report"] = r.module_report;
+  if (!r.disk_model.is_null()) j["disk_model"] = r.disk_model;
   j["overhead"] = {{"clock_source", r.clock_source}, {"clock_read_ns", r.clock_read_ns}};
   return j;
 }

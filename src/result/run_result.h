@@ -94,6 +94,7 @@ struct RunResult {
   std::optional<CacheReport> cache;
   std::optional<std::vector<SeriesRow>> series;  // with --interval
   nlohmann::json module_report = nlohmann::json::object();
+  nlohmann::json disk_model;  // disk::DiskModelSection(): target on an emulated disk, or null
 
   std::string clock_source;
   double clock_read_ns = 0;

@@ -26,6 +26,7 @@
 #include "engine/run_marker.h"
 #include "engine/tunings.h"
 #include "engine/tunings_journal.h"
+#include "iomimic/registry.h"
 #include "iomimic/status.h"
 #include "lifecycle/lifecycle.h"
 #include "platform/sysfs.h"
@@ -195,6 +196,9 @@ bool RemoveIfEmptyRunDir(const std::string& dir, bool dry_run) {
   const std::string name = dir.substr(dir.rfind('/') + 1);
   const size_t dash = name.rfind('-');
   if (dash == std::string::npos || dash < 9 || name.size() - dash - 1 != 6) return false;
+  // "iomimic-MODULE-": only a module iomimic has (a test's "iomimic-state-"
+  // directory is not a run directory).
+  if (Registry::Get().Find(name.substr(8, dash - 8)) == nullptr) return false;
   if (dry_run) {
     DIR* d = ::opendir(dir.c_str());
     if (d == nullptr) return false;

@@ -37,11 +37,8 @@ void DeviceDeltas(const RunState& state, probes::DiskCounters DeviceUse::*end,
 
 // With --writeback=after: the devices up to the end of the write-back.
 void WritebackEvidence(RunState* state) {
-  if (!state->writeback) return;
   RunResult& result = state->result;
-  result.writeback = std::move(state->writeback);
-  state->writeback.reset();
-  if (result.writeback->mode != "after") return;
+  if (!result.writeback || result.writeback->mode != "after") return;
   DeviceDeltas(*state, &DeviceUse::after_writeback, &result.writeback->device,
                &result.writeback->devices);
 }

@@ -218,7 +218,9 @@ void MeasureLoop::WaitForTheEnd(std::optional<IntervalSeries>* series) {
   auto next_tick = now + std::chrono::nanoseconds(tick_ns);
   auto next_sample = now + kGaugeSamplePeriod;
   auto next_guard = state_->guard_free_space ? now + kFreeSpacePeriod : Clock::time_point::max();
-  FreeSpaceGuard guard(state_->created, config_.min_free);
+  // Read only when guarding: the constructor reads every filesystem once.
+  std::optional<FreeSpaceGuard> guard;
+  if (state_->guard_free_space) guard.emplace(state_->created, config_.min_free);
   bool first_close = true;
   GaugeSampler gauges;
   for (;;) {
@@ -231,7 +233,7 @@ void MeasureLoop::WaitForTheEnd(std::optional<IntervalSeries>* series) {
       break;
     }
     if (Clock::now() >= next_guard) {
-      if (guard.Exhausted()) {
+      if (guard->Exhausted()) {
         state_->result.stop_reason = "min_free";
         break;
       }
@@ -276,7 +278,7 @@ void MeasureLoop::WriteBack(bool in_measure) {
       for (DeviceUse& d : state_->devices) d.after_writeback = probes::ReadDiskCounters(d.name);
     }
   }
-  state_->writeback = std::move(report);
+  state_->result.writeback = std::move(report);
 }
 
 void MeasureLoop::Collect(const WorkerPool& pool) {

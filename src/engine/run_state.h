@@ -45,7 +45,6 @@ struct RunState {
   Snapshot before, after;
   std::optional<nlohmann::json> disk_before;  // an emulated disk's counters (disk/)
   result::GaugeSummary gauges;
-  std::optional<result::WritebackReport> writeback;  // before its device deltas
 };
 
 }  // namespace iomimic::engine

@@ -44,11 +44,7 @@ std::string RunCsv(const result::RunResult& r) {
 std::string SweepCsv(const result::SweepSummary& sweep) {
   std::string out = "setting,value,status,figure,median,min,max,spread_pct,runs\n";
   for (const auto& p : sweep.points) {
-    std::vector<const result::Aggregate*> rows;
-    for (const result::Aggregate& a : p.repeats.summary) rows.push_back(&a);
-    std::sort(rows.begin(), rows.end(),
-              [](const auto* a, const auto* b) { return a->figure < b->figure; });
-    for (const result::Aggregate* a : rows) {
+    for (const result::Aggregate* a : p.repeats.ByName()) {
       out += fmt::format("{},{},{},{},{},{},{},{:.2f},{}\n", CsvField(sweep.name),
                          CsvField(p.value), p.status, a->figure, a->median, a->min, a->max,
                          a->spread_pct, a->runs);

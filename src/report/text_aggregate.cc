@@ -1,6 +1,5 @@
 // --repeat and --sweep tables: a performance engineer reads the median and
 // the spread of several runs, not one run's figure, on a noisy machine.
-#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -16,22 +15,14 @@ std::string Show(const std::string& figure, double x) {
   return IsNs(figure) ? FormatLatency(static_cast<uint64_t>(x)) : fmt::format("{:.4g}", x);
 }
 
-// Figures in name order, as these tables have always listed them.
-std::vector<std::string> Sorted(std::vector<std::string> names) {
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 }  // namespace
 
 std::string RenderRepeatsText(const result::RepeatsSummary& repeats) {
   std::string out = fmt::format("\nover {} runs: median [min - max] (spread)\n", repeats.count());
-  std::vector<std::string> names;
-  for (const result::Aggregate& a : repeats.summary) names.push_back(a.figure);
-  for (const std::string& k : Sorted(names)) {
-    const result::Aggregate& a = *repeats.Find(k);
-    out += fmt::format("  {:<34} {:>10} [{} - {}] ({:.1f}%)\n", k, Show(k, a.median),
-                       Show(k, a.min), Show(k, a.max), a.spread_pct);
+  for (const result::Aggregate* a : repeats.ByName()) {
+    const std::string& k = a->figure;
+    out += fmt::format("  {:<34} {:>10} [{} - {}] ({:.1f}%)\n", k, Show(k, a->median),
+                       Show(k, a->min), Show(k, a->max), a->spread_pct);
   }
   return out;
 }
@@ -47,16 +38,7 @@ std::string RenderSweepText(const result::SweepSummary& sweep) {
     out += fmt::format(" {:>{}}", fmt::format("{} ({})", p.status, p.repeats.count()), kWidth);
   }
   out += "\n";
-  // Each point's figures in name order, first-seen across the points.
-  std::vector<std::string> names;
-  for (const auto& p : sweep.points) {
-    std::vector<std::string> mine;
-    for (const result::Aggregate& a : p.repeats.summary) mine.push_back(a.figure);
-    for (const std::string& k : Sorted(mine)) {
-      if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
-    }
-  }
-  for (const std::string& k : names) {
+  for (const std::string& k : sweep.FigureNames()) {
     out += fmt::format("  {:<34}", k);
     for (const auto& p : sweep.points) {
       std::string cell = "-";

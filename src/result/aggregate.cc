@@ -62,6 +62,14 @@ const Aggregate* RepeatsSummary::Find(const std::string& figure) const {
   return nullptr;
 }
 
+std::vector<const Aggregate*> RepeatsSummary::ByName() const {
+  std::vector<const Aggregate*> out;
+  for (const Aggregate& a : summary) out.push_back(&a);
+  std::sort(out.begin(), out.end(),
+            [](const Aggregate* a, const Aggregate* b) { return a->figure < b->figure; });
+  return out;
+}
+
 RepeatsSummary SummarizeRepeats(const std::vector<RunResult>& results) {
   RepeatsSummary out;
   std::map<std::string, std::vector<double>> values;
@@ -103,8 +111,8 @@ std::vector<std::string> SweepSummary::FigureNames() const {
   std::vector<std::string> names;
   std::set<std::string> seen;
   for (const SweepPointSummary& p : points) {
-    for (const Aggregate& a : p.repeats.summary) {
-      if (seen.insert(a.figure).second) names.push_back(a.figure);
+    for (const Aggregate* a : p.repeats.ByName()) {
+      if (seen.insert(a->figure).second) names.push_back(a->figure);
     }
   }
   return names;

@@ -39,6 +39,9 @@ struct RepeatsSummary {
   std::vector<Aggregate> summary;  // over the complete runs, first-seen order
   uint64_t count() const { return runs.size(); }
   const Aggregate* Find(const std::string& figure) const;
+  // The aggregates in figure-name order: the order the repeat and sweep
+  // tables and the sweep CSV have always listed them in.
+  std::vector<const Aggregate*> ByName() const;
 };
 RepeatsSummary SummarizeRepeats(const std::vector<RunResult>& runs);
 
@@ -50,7 +53,8 @@ struct SweepPointSummary {
 struct SweepSummary {
   std::string name;
   std::vector<SweepPointSummary> points;
-  // Figures in the order of the first point that has each.
+  // Every point's figures, each point's in name order, first-seen across
+  // the points: the rows of the sweep table.
   std::vector<std::string> FigureNames() const;
 };
 struct SweepPointRuns {
